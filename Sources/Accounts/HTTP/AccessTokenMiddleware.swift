@@ -1,0 +1,25 @@
+import HearthPlatform
+import Hummingbird
+
+/// Reads `Authorization: Bearer …` when present and sets the request's identity. A missing header is fine
+/// here (sign-up and sign-in routes are public); routes that need a user call `requireIdentity()`. A header
+/// that is present but wrong is always a 401, never silently ignored.
+public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
+    let accounts: AccountService
+
+    public init(accounts: AccountService) {
+        self.accounts = accounts
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization] else { return try await next(request, context) }
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            throw APIError.unauthorized("access_token_invalid", "Use Authorization: Bearer <access token>.")
+        }
+        var context = context
+        let identity = try await accounts.authenticate(tenant: context.requireTenant(), bearer: String(header.dropFirst(7)))
+        context.identity = identity
+        context.logger[metadataKey: "user_id"] = .string(identity.userID.uuidString.lowercased())
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HearthPlatform
+import Hummingbird
+
+/// `/v1/auth/*`: sign-up, sign-in, refresh and logout.
+public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
+    struct EmailCredentials: Decodable {
+        let email: String
+        let password: String
+    }
+
+    struct AppleSignIn: Decodable {
+        let identityToken: String
+        let nonce: String
+    }
+
+    struct RefreshRequest: Decodable {
+        let refreshToken: String
+    }
+
+    let accounts: AccountService
+
+    public init(accounts: AccountService) {
+        self.accounts = accounts
+    }
+
+    public func addRoutes(to group: RouterGroup<Context>) {
+        group.post("auth/anonymous", use: anonymous)
+        group.post("auth/email/signup", use: signUp)
+        group.post("auth/email/login", use: logIn)
+        group.post("auth/apple", use: apple)
+        group.post("auth/refresh", use: refresh)
+        group.post("auth/logout", use: logOut)
+    }
+
+    @Sendable func anonymous(_ request: Request, context: Context) async throws -> EditedResponse<TokenGrant> {
+        EditedResponse(status: .created, response: try await accounts.createAnonymous(tenant: context.requireTenant()))
+    }
+
+    /// With an anonymous user's access token this upgrades that account; without, it creates one.
+    @Sendable func signUp(_ request: Request, context: Context) async throws -> EditedResponse<TokenGrant> {
+        let body = try await request.decode(as: EmailCredentials.self, context: context)
+        let grant = try await accounts.signUp(
+            tenant: context.requireTenant(), email: body.email, password: body.password, current: context.identity
+        )
+        return EditedResponse(status: grant.isNewUser ? .created : .ok, response: grant)
+    }
+
+    @Sendable func logIn(_ request: Request, context: Context) async throws -> TokenGrant {
+        let body = try await request.decode(as: EmailCredentials.self, context: context)
+        return try await accounts.logIn(
+            tenant: context.requireTenant(), email: body.email, password: body.password, address: context.remoteAddress
+        )
+    }
+
+    @Sendable func apple(_ request: Request, context: Context) async throws -> EditedResponse<TokenGrant> {
+        let body = try await request.decode(as: AppleSignIn.self, context: context)
+        guard !body.nonce.isEmpty, body.nonce.count <= 256 else {
+            throw APIError.validation("Send the raw nonce your app generated for this sign-in.")
+        }
+        let grant = try await accounts.signInWithApple(
+            tenant: context.requireTenant(), identityToken: body.identityToken, nonce: body.nonce, current: context.identity
+        )
+        return EditedResponse(status: grant.isNewUser ? .created : .ok, response: grant)
+    }
+
+    @Sendable func refresh(_ request: Request, context: Context) async throws -> TokenGrant {
+        let body = try await request.decode(as: RefreshRequest.self, context: context)
+        return try await accounts.refresh(tenant: context.requireTenant(), refreshToken: body.refreshToken)
+    }
+
+    @Sendable func logOut(_ request: Request, context: Context) async throws -> Response {
+        try await accounts.logOut(tenant: context.requireTenant(), identity: context.requireIdentity())
+        return Response(status: .noContent)
+    }
+}

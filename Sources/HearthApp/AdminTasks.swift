@@ -1,0 +1,74 @@
+import Accounts
+import Console
+import Foundation
+import HearthPlatform
+import Logging
+import PostgresNIO
+
+/// What the `hearth` subcommands do, kept here so the executable only parses arguments.
+public enum AdminTasks {
+    /// Runs `body` with a database handle on `url`, closing the pool afterwards.
+    public static func withDatabase<T: Sendable>(
+        _ url: DatabaseURL, logger: Logger, _ body: @Sendable (Database) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: try url.clientConfiguration(), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(Database(client: client, logger: logger))
+        }
+    }
+
+    public static func migrate(_ config: Config, logger: Logger) async throws -> Migrator.Report {
+        guard let url = config.migrationDatabaseURL else {
+            throw ConfigError("set HEARTH_MIGRATION_DATABASE_URL (or HEARTH_DATABASE_URL) to the schema owner's database URL")
+        }
+        let migrations = try Migration.load(from: config.migrationsDirectory)
+        return try await withDatabase(url, logger: logger) { database in
+            try await Migrator(migrations: migrations, logger: logger).run(on: database.client)
+        }
+    }
+
+    public static func withTenants<T: Sendable>(
+        _ config: Config, logger: Logger, _ body: @Sendable (TenantStore) async throws -> T
+    ) async throws -> T {
+        let keyRing = try config.requireKeyRing()
+        return try await withDatabase(try config.requireDatabaseURL(), logger: logger) { database in
+            try await body(TenantStore(database: database, keyRing: keyRing))
+        }
+    }
+
+    public static func createOperator(
+        _ config: Config, logger: Logger, email: String, password: String, role: Operator.Role, tenantSlug: String?
+    ) async throws -> Operator {
+        try await withDatabase(try config.requireDatabaseURL(), logger: logger) { database in
+            var tenantID: UUID?
+            if let tenantSlug {
+                let tenants = TenantStore(database: database, keyRing: try config.requireKeyRing())
+                guard let tenant = try await tenants.find(slug: tenantSlug) else { throw ConfigError("no tenant with slug '\(tenantSlug)'") }
+                tenantID = tenant.id
+            }
+            let store = OperatorStore(database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost))
+            return try await store.create(email: email, password: password, role: role, tenantID: tenantID)
+        }
+    }
+
+    /// Re-wraps every tenant index key and user data key under the current (newest) master key.
+    /// Servers keep running throughout: they hold every master key version and unwrap either.
+    public static func rotateKeys(_ config: Config, logger: Logger) async throws -> (tenants: Int, users: Int) {
+        let keyRing = try config.requireKeyRing()
+        return try await withDatabase(try config.requireDatabaseURL(), logger: logger) { database in
+            let tenants = TenantStore(database: database, keyRing: keyRing)
+            let rewrappedTenants = try await tenants.rewrapIndexKeys()
+            let accounts = try await AccountService.make(
+                database: database, keyRing: keyRing, configuration: config.accounts,
+                apple: AppleIdentityVerifier(jwks: JWKSProvider(source: config.accounts.appleJWKS, httpClient: .shared))
+            )
+            var users = 0
+            for tenant in try await tenants.list() {
+                users += try await accounts.rewrapUserKeys(tenantID: tenant.id)
+            }
+            return (rewrappedTenants, users)
+        }
+    }
+}

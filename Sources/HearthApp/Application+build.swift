@@ -1,0 +1,66 @@
+import Accounts
+import AsyncHTTPClient
+import Foundation
+import HearthPlatform
+import Hummingbird
+import Logging
+import PostgresNIO
+
+/// The one place that sees every feature: builds the router, middleware order and services.
+/// `hearth serve` and the tests both call it, so tests exercise exactly what production runs.
+///
+/// - Parameter configureRouter: lets an embedder (or a test) add routes before the server starts.
+public func buildApplication(
+    _ config: Config,
+    logger: Logger,
+    configureRouter: (@Sendable (Router<HearthRequestContext>) -> Void)? = nil
+) async throws -> some ApplicationProtocol {
+    HearthMetrics.bootstrap()
+    let keyRing = try config.requireKeyRing()
+    var clientConfiguration = try config.requireDatabaseURL().clientConfiguration()
+    clientConfiguration.options.maximumConnections = config.databasePoolSize
+    let postgres = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
+    let database = Database(client: postgres, logger: logger)
+    let migrations = try Migration.load(from: config.migrationsDirectory)
+    let openAPIDocument = try readRequiredFile(config.openAPIFile)
+
+    let accounts = try await AccountService.make(
+        database: database, keyRing: keyRing, configuration: config.accounts,
+        apple: AppleIdentityVerifier(jwks: JWKSProvider(source: config.accounts.appleJWKS, httpClient: .shared))
+    )
+    let tenants = TenantStore(database: database, keyRing: keyRing)
+
+    let router = Router(context: HearthRequestContext.self)
+    router.add(middleware: RequestLogMiddleware())
+    router.add(middleware: ErrorMiddleware())
+    router.add(middleware: MetricsMiddleware())
+    SystemController(database: database, openAPIDocument: openAPIDocument).addRoutes(to: router)
+
+    let api = router.group("v1")
+        .add(middleware: TenantMiddleware(store: tenants))
+        .add(middleware: AccessTokenMiddleware(accounts: accounts))
+    AuthController(accounts: accounts).addRoutes(to: api)
+    MeController(accounts: accounts).addRoutes(to: api)
+    configureRouter?(router)
+
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hearth"),
+        services: [postgres],
+        logger: logger
+    )
+    app.beforeServerStarts {
+        // Fail fast, before taking traffic, on the two database mistakes that would otherwise surface later.
+        try await RoleSafetyCheck.verify(postgres, logger: logger)
+        try await SchemaCheck.verify(postgres, expecting: migrations, logger: logger)
+    }
+    return app
+}
+
+func readRequiredFile(_ url: URL) throws -> String {
+    do {
+        return try String(contentsOf: url, encoding: .utf8)
+    } catch {
+        throw ConfigError("cannot read \(url.path): set HEARTH_RESOURCES_DIR to the folder holding migrations/ and docs/")
+    }
+}

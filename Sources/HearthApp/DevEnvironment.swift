@@ -1,0 +1,72 @@
+import Foundation
+import HearthPlatform
+import Hummingbird
+import Logging
+
+/// `hearth dev`: everything a developer needs from one command. A private Postgres under `.data/`
+/// (unless HEARTH_DATABASE_URL points elsewhere), a master key kept in `.data/master.key`, migrations,
+/// a demo tenant, then the server. Ctrl-C stops the server gracefully; the Postgres watchdog then stops
+/// the database.
+public enum DevEnvironment {
+    public static let demoTenantSlug = "demo"
+
+    public static func run(_ baseConfig: Config, logger: Logger, postgresPort: Int) async throws {
+        var config = baseConfig
+        let dataDirectory = config.resourcesDirectory.appendingPathComponent(".data")
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        if config.masterKeys == nil {
+            config.masterKeys = try KeyRing(parsing: try persistentMasterKey(in: dataDirectory))
+        }
+        var postgres: EmbeddedPostgres?
+        if config.databaseURL == nil {
+            let embedded = EmbeddedPostgres(
+                directory: dataDirectory.appendingPathComponent("postgres"), port: postgresPort, ephemeral: false, logger: logger
+            )
+            let endpoints = try await embedded.start(database: "hearth")
+            config.databaseURL = endpoints.app
+            config.migrationDatabaseURL = endpoints.admin
+            postgres = embedded
+            logger.info("PostgreSQL is running", metadata: ["url": .string(endpoints.app.description)])
+        }
+        defer { postgres?.stop() }
+
+        let report = try await AdminTasks.migrate(config, logger: logger)
+        logger.info("migrations", metadata: ["applied": .stringConvertible(report.applied.count), "already": .stringConvertible(report.alreadyApplied)])
+        let clientKey = try await AdminTasks.withTenants(config, logger: logger) { tenants in
+            if try await tenants.find(slug: demoTenantSlug) == nil {
+                _ = try await tenants.create(
+                    slug: demoTenantSlug, name: "Demo Coaching App",
+                    settings: .init(appleAudiences: ["com.example.hearth.demo"])
+                )
+            }
+            guard let key = try await tenants.activeClientKeys(slug: demoTenantSlug).first else {
+                return try await tenants.addClientKey(slug: demoTenantSlug)
+            }
+            return key
+        }
+        print("""
+
+        Hearth is starting on http://\(config.host):\(config.port)
+          demo tenant client key:  \(clientKey)
+          try:  curl -s -X POST -H 'X-Hearth-Client-Key: \(clientKey)' http://\(config.host):\(config.port)/v1/auth/anonymous
+          API:  http://\(config.host):\(config.port)/openapi.yaml
+        Press Ctrl-C to stop Hearth and its database.
+
+        """)
+        let app = try await buildApplication(config, logger: logger)
+        try await app.runService()
+    }
+
+    /// The dev master key, generated once and kept (mode 0600) so encrypted data survives restarts.
+    static func persistentMasterKey(in directory: URL) throws -> String {
+        let file = directory.appendingPathComponent("master.key")
+        if let existing = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+           !existing.isEmpty {
+            return existing
+        }
+        let specification = KeyRing.generateSpecification(version: 1)
+        try Data(specification.utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        return specification
+    }
+}

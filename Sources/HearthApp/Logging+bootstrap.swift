@@ -1,0 +1,15 @@
+import HearthPlatform
+import Logging
+
+extension Config {
+    /// Installs the process-wide log handler (JSON lines in production, readable text in development).
+    public func bootstrapLogging() {
+        let format = logFormat
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler: any LogHandler = format == .json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}

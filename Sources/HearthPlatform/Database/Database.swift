@@ -1,0 +1,60 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The application's handle on Postgres: a connection pool plus the one rule every feature follows —
+/// tenant-owned rows are only touched inside ``withTenant(_:_:)``, which pins the transaction to one tenant
+/// so row-level security can enforce isolation even if a query forgets its `WHERE tenant_id = …`.
+public struct Database: Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Runs `body` in one transaction whose row-level-security scope is `tenantID`.
+    ///
+    /// `set_config(…, true)` is transaction-local, so a pooled connection never carries one tenant's scope
+    /// into another request.
+    public func withTenant<Result: Sendable>(
+        _ tenantID: UUID,
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                "SELECT set_config('app.tenant_id', \(tenantID.uuidString), true)",
+                logger: logger
+            )
+            return try await body(connection)
+        }
+    }
+
+    /// A transaction with no tenant scope: for platform tables (tenants, operators, the migration ledger).
+    /// Tenant-owned tables show no rows here.
+    public func withPlatformTransaction<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await client.withTransaction(logger: logger) { connection in
+            try await body(connection)
+        }
+    }
+
+    /// `true` when Postgres answers a trivial query; used by `/readyz`.
+    public func isReachable() async -> Bool {
+        do {
+            try await client.query("SELECT 1", logger: logger)
+            return true
+        } catch {
+            return false
+        }
+    }
+}
+
+extension PSQLError {
+    /// The SQLSTATE of a server error, e.g. `23505` for a unique violation.
+    public var sqlState: String? { serverInfo?[.sqlState] }
+
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+}

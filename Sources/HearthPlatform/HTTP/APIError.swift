@@ -1,0 +1,70 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The one error shape every failure takes on the wire: `{"error":{"code":"…","message":"…"}}`.
+///
+/// `code` is stable and machine-readable (apps branch on it); `message` is for people and never carries
+/// internals. Features throw these; anything else becomes a logged `internal_error`.
+public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func badRequest(_ code: String = "bad_request", _ message: String) -> APIError {
+        APIError(.badRequest, code: code, message: message)
+    }
+
+    public static func validation(_ message: String) -> APIError {
+        APIError(.unprocessableContent, code: "validation_failed", message: message)
+    }
+
+    public static func unauthorized(_ code: String, _ message: String) -> APIError {
+        APIError(.unauthorized, code: code, message: message)
+    }
+
+    public static func notFound(_ message: String = "Not found.") -> APIError {
+        APIError(.notFound, code: "not_found", message: message)
+    }
+
+    public static func conflict(_ code: String, _ message: String) -> APIError {
+        APIError(.conflict, code: code, message: message)
+    }
+
+    public static func tooManyRequests(_ code: String, _ message: String, retryAfter seconds: Int) -> APIError {
+        APIError(.tooManyRequests, code: code, message: message, headers: [.retryAfter: String(max(1, seconds))])
+    }
+
+    public static let internalError = APIError(
+        .internalServerError, code: "internal_error", message: "Something went wrong on our side. Please try again."
+    )
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        makeResponse()
+    }
+
+    public func makeResponse() -> Response {
+        struct Body: Encodable {
+            struct Detail: Encodable { let code: String; let message: String }
+            let error: Detail
+        }
+        let data = (try? JSONEncoder().encode(Body(error: .init(code: code, message: message)))) ?? Data()
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension HTTPField.Name {
+    public static let retryAfter = HTTPField.Name("Retry-After")!
+    public static let requestID = HTTPField.Name("X-Request-ID")!
+    public static let clientKey = HTTPField.Name("X-Hearth-Client-Key")!
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// What every Hearth request context carries, so platform middleware can be generic over contexts.
+public protocol HearthRequestContextProtocol: RequestContext {
+    var requestID: String { get set }
+    var tenant: Tenant? { get set }
+    var identity: Identity? { get set }
+    /// The peer's IP address (for per-IP throttles). Proxies are not trusted: see docs/security.md.
+    var remoteAddress: String? { get }
+}
+
+/// The request context of the JSON API.
+public struct HearthRequestContext: HearthRequestContextProtocol {
+    public var coreContext: CoreRequestContextStorage
+    public var requestID = ""
+    public var tenant: Tenant?
+    public var identity: Identity?
+    public let remoteAddress: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
+    }
+
+    /// API bodies are small JSON documents; anything larger is refused with 413 before it is buffered.
+    public var maxUploadSize: Int { 64 * 1024 }
+}
+
+/// The signed-in user behind a request, set by the access-token authenticator.
+public struct Identity: Sendable, Equatable {
+    public let userID: UUID
+    public let sessionID: UUID
+
+    public init(userID: UUID, sessionID: UUID) {
+        self.userID = userID
+        self.sessionID = sessionID
+    }
+}
+
+extension HearthRequestContextProtocol {
+    /// The tenant resolved from the client key; the tenant middleware guarantees it on `/v1` routes.
+    public func requireTenant() throws -> Tenant {
+        guard let tenant else {
+            throw APIError.unauthorized("client_key_missing", "Send your app's client key in the X-Hearth-Client-Key header.")
+        }
+        return tenant
+    }
+
+    public func requireIdentity() throws -> Identity {
+        guard let identity else {
+            throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")
+        }
+        return identity
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A tenant: one customer app (or coaching business) hosted by this Hearth deployment.
+public struct Tenant: Sendable, Equatable {
+    public let id: UUID
+    public var slug: String
+    public var name: String
+    /// Minimum password length for email accounts (default 8).
+    public var passwordMinLength: Int
+    /// Bundle ids and Services ids accepted as the `aud` of Sign in with Apple identity tokens.
+    public var appleAudiences: [String]
+    /// The tenant's blind-index key (for exact lookups of encrypted values such as emails), wrapped by the
+    /// master key. Unwrap with ``KeyRing`` and context ``indexKeyContext``.
+    public var wrappedIndexKey: KeyRing.WrappedKey
+    public let createdAt: Date
+
+    public var indexKeyContext: String { "tenant-index:\(id.uuidString.lowercased())" }
+
+    public init(
+        id: UUID, slug: String, name: String, passwordMinLength: Int, appleAudiences: [String],
+        wrappedIndexKey: KeyRing.WrappedKey, createdAt: Date
+    ) {
+        self.id = id
+        self.slug = slug
+        self.name = name
+        self.passwordMinLength = passwordMinLength
+        self.appleAudiences = appleAudiences
+        self.wrappedIndexKey = wrappedIndexKey
+        self.createdAt = createdAt
+    }
+
+    public static let slugPattern = "^[a-z0-9][a-z0-9-]{1,62}$"
+
+    public static func isValidSlug(_ slug: String) -> Bool {
+        slug.range(of: slugPattern, options: .regularExpression) != nil
+    }
+}

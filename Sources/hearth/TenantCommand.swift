@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import HearthApp
+import HearthPlatform
+import Logging
+
+struct TenantCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tenant",
+        abstract: "Create, list and configure tenants and their client keys.",
+        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self]
+    )
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a tenant and print its first client key.")
+        @Option(help: "URL-safe identifier, e.g. acme-coach.") var slug: String
+        @Option(help: "Display name.") var name: String
+        @Option(help: "Bundle or Services id accepted for Sign in with Apple (repeatable).") var appleAudience: [String] = []
+        @Option(help: "Minimum password length for email accounts (8–128).") var passwordMinLength: Int?
+
+        func run() async throws {
+            let (tenant, key) = try await withTenantStore { store in
+                try await store.create(
+                    slug: slug, name: name,
+                    settings: .init(passwordMinLength: passwordMinLength, appleAudiences: appleAudience.isEmpty ? nil : appleAudience)
+                )
+            }
+            print("tenant \(tenant.slug) created (id \(tenant.id.uuidString.lowercased()))")
+            print("client key: \(key)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List tenants.")
+
+        func run() async throws {
+            let tenants = try await withTenantStore { try await $0.list() }
+            for tenant in tenants {
+                print("\(tenant.slug)\t\(tenant.id.uuidString.lowercased())\t\(tenant.name)")
+            }
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a tenant's settings.")
+        @Argument var slug: String
+        @Option var name: String?
+        @Option(help: "Replaces the list of Sign in with Apple audiences (repeatable).") var appleAudience: [String] = []
+        @Option var passwordMinLength: Int?
+
+        func run() async throws {
+            let tenant = try await withTenantStore { store in
+                try await store.update(
+                    slug: slug,
+                    settings: .init(name: name, passwordMinLength: passwordMinLength, appleAudiences: appleAudience.isEmpty ? nil : appleAudience)
+                )
+            }
+            print("\(tenant.slug): password minimum \(tenant.passwordMinLength), apple audiences \(tenant.appleAudiences)")
+        }
+    }
+
+    struct AddKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-key", abstract: "Add a client key (rotation: ship it, then revoke the old one)."
+        )
+        @Argument var slug: String
+
+        func run() async throws {
+            print(try await withTenantStore { try await $0.addClientKey(slug: slug) })
+        }
+    }
+
+    struct RevokeKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "revoke-key", abstract: "Revoke a client key.")
+        @Argument var key: String
+
+        func run() async throws {
+            guard try await withTenantStore({ try await $0.revokeClientKey(key) }) else {
+                throw ValidationError("no active client key like that")
+            }
+            print("revoked")
+        }
+    }
+}
+
+func withTenantStore<T: Sendable>(_ body: @Sendable (TenantStore) async throws -> T) async throws -> T {
+    let config = try Config.fromEnvironment()
+    config.bootstrapLogging()
+    return try await AdminTasks.withTenants(config, logger: Logger(label: "hearth.tenant"), body)
+}

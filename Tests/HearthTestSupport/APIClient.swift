@@ -1,0 +1,57 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+
+/// JSON conveniences over Hummingbird's test client.
+public struct APIResponse: Sendable {
+    public let status: HTTPResponse.Status
+    public let headers: HTTPFields
+    public let body: ByteBuffer
+
+    public var text: String { String(buffer: body) }
+
+    /// The body as a JSON object (empty when it is not one).
+    public var json: [String: any Sendable] {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: any Sendable] ?? [:]
+    }
+
+    /// `error.code` of the JSON error shape.
+    public var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+
+    public subscript(key: String) -> (any Sendable)? { json[key] }
+
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: Data(buffer: body))
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends a request; `json` is encoded as the body, `clientKey` and `token` become headers.
+    public func call(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        clientKey: String? = nil,
+        token: String? = nil,
+        json: [String: any Sendable]? = nil,
+        rawBody: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> APIResponse {
+        var headers = extra
+        if let clientKey { headers[HTTPField.Name("X-Hearth-Client-Key")!] = clientKey }
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+            headers[.contentType] = "application/json"
+        } else if let rawBody {
+            body = ByteBuffer(string: rawBody)
+            headers[.contentType] = "application/json"
+        }
+        let response = try await execute(uri: path, method: method, headers: headers, body: body)
+        return APIResponse(status: response.status, headers: response.headers, body: response.body)
+    }
+}

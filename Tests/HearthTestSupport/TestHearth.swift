@@ -1,0 +1,72 @@
+import Foundation
+import HearthApp
+import HearthPlatform
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// A Hearth instance for one test: its own cloned database, its own master key, the real application
+/// built by `buildApplication`, served over real HTTP on a loopback port.
+public struct TestHearth: Sendable {
+    public var config: Config
+    public let databases: TestPostgres.Databases
+
+    public static func make(_ customise: (inout Config) -> Void = { _ in }) async throws -> TestHearth {
+        let databases = try await TestPostgres.shared.freshDatabase()
+        var config = Config()
+        config.databaseURL = databases.app
+        config.migrationDatabaseURL = databases.admin
+        config.databasePoolSize = 4
+        config.masterKeys = try KeyRing(parsing: KeyRing.generateSpecification(version: 1))
+        config.resourcesDirectory = TestPaths.repositoryRoot
+        // Real argon2id at a lower cost than production, so the suite stays quick.
+        config.accounts.passwordCost = .init(memoryKiB: 1024, iterations: 1, parallelism: 1)
+        customise(&config)
+        return TestHearth(config: config, databases: databases)
+    }
+
+    public var keyRing: KeyRing { config.masterKeys! }
+
+    /// Runs `body` against the live server.
+    public func test<T: Sendable>(
+        logger: Logger = TestLogs.quiet,
+        configureRouter: (@Sendable (Router<HearthRequestContext>) -> Void)? = nil,
+        _ body: @Sendable (any TestClientProtocol) async throws -> T
+    ) async throws -> T {
+        let app = try await buildApplication(config, logger: logger, configureRouter: configureRouter)
+        return try await app.test(.live) { client in try await body(client) }
+    }
+
+    /// The server's own role (row-level security applies).
+    public func withAppDatabase<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
+        try await AdminTasks.withDatabase(databases.app, logger: TestLogs.quiet, body)
+    }
+
+    /// The superuser (sees every row): for asserting what is really stored.
+    public func withAdminDatabase<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
+        try await AdminTasks.withDatabase(databases.admin, logger: TestLogs.quiet, body)
+    }
+
+    /// Creates a tenant through the real store and returns it with its client key.
+    public func createTenant(
+        _ slug: String = "tenant-\(UUID().uuidString.prefix(8).lowercased())",
+        settings: TenantStore.Settings = .init()
+    ) async throws -> (tenant: Tenant, clientKey: String) {
+        let keyRing = keyRing
+        return try await withAppDatabase { database in
+            try await TenantStore(database: database, keyRing: keyRing).create(slug: slug, name: "Test \(slug)", settings: settings)
+        }
+    }
+
+    /// Counts rows as the superuser, e.g. `count("users WHERE tenant_id = …")`.
+    public func adminCount(_ fromClause: String) async throws -> Int {
+        try await withAdminDatabase { database in
+            let rows = try await database.client.query(PostgresQuery(unsafeSQL: "SELECT count(*)::int FROM \(fromClause)"), logger: database.logger)
+            var count = 0
+            for try await value in rows.decode(Int.self) { count = value }
+            return count
+        }
+    }
+}

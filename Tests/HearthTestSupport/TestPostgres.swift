@@ -1,0 +1,69 @@
+import Foundation
+import HearthApp
+import HearthPlatform
+import Logging
+import PostgresNIO
+
+/// One throwaway PostgreSQL per test process (started by this code, not by a script), holding a migrated
+/// template database; every test gets its own clone of it, so tests run in parallel without sharing rows.
+///
+/// The server lives in a temporary directory and stops — and the directory is deleted — when the test
+/// process exits, however it exits (see ``EmbeddedPostgres``).
+public actor TestPostgres {
+    public static let shared = TestPostgres()
+
+    public struct Databases: Sendable {
+        /// Superuser on the clone: for checks that must see past row-level security.
+        public let admin: DatabaseURL
+        /// `hearth_app` on the clone: what the server uses.
+        public let app: DatabaseURL
+    }
+
+    static let templateName = "hearth_template"
+    private var started: Task<(EmbeddedPostgres, EmbeddedPostgres.Endpoints, PostgresClient), any Error>?
+    private var clones = 0
+
+    /// A fresh database cloned from the migrated template.
+    public func freshDatabase() async throws -> Databases {
+        let (_, endpoints, admin) = try await server()
+        clones += 1
+        let name = "test_\(clones)"
+        // Clones are created one at a time (this actor): CREATE DATABASE … TEMPLATE needs the template idle.
+        try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(Self.templateName)"), logger: TestLogs.quiet)
+        return Databases(admin: endpoints.admin.with(database: name), app: endpoints.app.with(database: name))
+    }
+
+    /// The template's URLs, for tests of the migration runner itself (they create their own databases).
+    public func serverEndpoints() async throws -> EmbeddedPostgres.Endpoints {
+        try await server().1
+    }
+
+    private func server() async throws -> (EmbeddedPostgres, EmbeddedPostgres.Endpoints, PostgresClient) {
+        if let started { return try await started.value }
+        let task = Task { try await Self.start() }
+        started = task
+        return try await task.value
+    }
+
+    private static func start() async throws -> (EmbeddedPostgres, EmbeddedPostgres.Endpoints, PostgresClient) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-pg-\(UUID().uuidString.prefix(8))")
+        let server = EmbeddedPostgres(directory: directory, port: try EmbeddedPostgres.freePort(), ephemeral: true, logger: TestLogs.quiet)
+        let endpoints = try await server.start(database: templateName)
+        var config = Config()
+        config.migrationDatabaseURL = endpoints.admin
+        config.resourcesDirectory = TestPaths.repositoryRoot
+        _ = try await AdminTasks.migrate(config, logger: TestLogs.quiet)
+        // A long-lived superuser connection to the maintenance database, for CREATE DATABASE.
+        let admin = PostgresClient(configuration: try endpoints.admin.with(database: "postgres").clientConfiguration(), backgroundLogger: TestLogs.quiet)
+        Task.detached { await admin.run() }
+        return (server, endpoints, admin)
+    }
+}
+
+public enum TestPaths {
+    /// The checkout root, found from this file's location (Tests/HearthTestSupport/…).
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    public static var migrations: URL { repositoryRoot.appendingPathComponent("migrations") }
+}
