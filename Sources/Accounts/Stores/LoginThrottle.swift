@@ -52,7 +52,7 @@ public struct LoginThrottle: Sendable {
             let rows = try await connection.query(
                 """
                 INSERT INTO login_throttle AS t (tenant_id, key, failures, window_started_at)
-                VALUES (\(tenantID), \(key.digest), 1, now())
+                VALUES (\(tenantID), \(Data(key.digest)), 1, now())
                 ON CONFLICT (tenant_id, key) DO UPDATE SET
                     failures = CASE WHEN t.window_started_at <= now() - make_interval(secs => \(windowSeconds))
                                     THEN 1 ELSE t.failures + 1 END,
@@ -74,10 +74,10 @@ public struct LoginThrottle: Sendable {
     func release(_ keys: [Key], on connection: PostgresConnection) async throws {
         for key in keys {
             if key.resetsOnSuccess {
-                try await connection.query("DELETE FROM login_throttle WHERE key = \(key.digest)", logger: logger)
+                try await connection.query("DELETE FROM login_throttle WHERE key = \(Data(key.digest))", logger: logger)
             } else {
                 try await connection.query(
-                    "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = \(key.digest)", logger: logger
+                    "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = \(Data(key.digest))", logger: logger
                 )
             }
         }

@@ -48,7 +48,7 @@ struct SessionStore: Sendable {
         try await connection.query(
             """
             INSERT INTO refresh_tokens (tenant_id, token_hash, session_id, expires_at)
-            VALUES (\(tenantID), \(Secrets.sha256(token)), \(sessionID), now() + make_interval(secs => \(seconds)))
+            VALUES (\(tenantID), \(Data(Secrets.sha256(token))), \(sessionID), now() + make_interval(secs => \(seconds)))
             """,
             logger: logger
         )
@@ -62,7 +62,7 @@ struct SessionStore: Sendable {
             """
             SELECT r.session_id, s.user_id, r.used_at IS NOT NULL, s.revoked_at IS NOT NULL, r.expires_at <= now()
             FROM refresh_tokens r JOIN auth_sessions s ON s.id = r.session_id
-            WHERE r.token_hash = \(Secrets.sha256(token))
+            WHERE r.token_hash = \(Data(Secrets.sha256(token)))
             FOR UPDATE OF r, s
             """,
             logger: logger
@@ -77,7 +77,7 @@ struct SessionStore: Sendable {
         }
         if expired { return .expired }
         try await connection.query(
-            "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = \(Secrets.sha256(token))", logger: logger
+            "UPDATE refresh_tokens SET used_at = now() WHERE token_hash = \(Data(Secrets.sha256(token)))", logger: logger
         )
         try await connection.query("UPDATE auth_sessions SET last_used_at = now() WHERE id = \(sessionID)", logger: logger)
         let next = try await issueRefreshToken(tenantID: tenantID, sessionID: sessionID, on: connection)

@@ -32,7 +32,7 @@ struct UserStore: Sendable {
         try await connection.query(
             """
             INSERT INTO user_keys (tenant_id, user_id, master_version, wrapped_key)
-            VALUES (\(tenantID), \(id), \(wrapped.masterVersion), \(wrapped.sealed))
+            VALUES (\(tenantID), \(id), \(wrapped.masterVersion), \(Data(wrapped.sealed)))
             """,
             logger: logger
         )
@@ -44,8 +44,8 @@ struct UserStore: Sendable {
         let rows = try await connection.query(
             "SELECT master_version, wrapped_key FROM user_keys WHERE user_id = \(userID)", logger: logger
         )
-        for try await (version, sealed) in rows.decode((Int, [UInt8]).self) {
-            return try keyRing.unwrap(.init(masterVersion: version, sealed: sealed), context: Self.keyContext(userID))
+        for try await (version, sealed) in rows.decode((Int, Data).self) {
+            return try keyRing.unwrap(.init(masterVersion: version, sealed: Array(sealed)), context: Self.keyContext(userID))
         }
         return nil
     }
@@ -61,8 +61,8 @@ struct UserStore: Sendable {
             """,
             logger: logger
         )
-        for try await (id, anonymous, created, email, apple) in rows.decode((UUID, Bool, Date, [UInt8]?, Bool).self) {
-            return Account(id: id, isAnonymous: anonymous, createdAt: created, emailCiphertext: email, appleLinked: apple)
+        for try await (id, anonymous, created, email, apple) in rows.decode((UUID, Bool, Date, Data?, Bool).self) {
+            return Account(id: id, isAnonymous: anonymous, createdAt: created, emailCiphertext: email.map(Array.init), appleLinked: apple)
         }
         return nil
     }
@@ -75,7 +75,7 @@ struct UserStore: Sendable {
         let rows = try await connection.query(
             """
             INSERT INTO email_credentials (tenant_id, user_id, email_index, email_ciphertext, password_hash)
-            VALUES (\(tenantID), \(userID), \(emailIndex), \(emailCiphertext), \(passwordHash))
+            VALUES (\(tenantID), \(userID), \(Data(emailIndex)), \(Data(emailCiphertext)), \(passwordHash))
             ON CONFLICT (tenant_id, email_index) DO NOTHING
             RETURNING 1
             """,
@@ -86,7 +86,7 @@ struct UserStore: Sendable {
 
     func emailCredential(index: [UInt8], on connection: PostgresConnection) async throws -> (userID: UUID, passwordHash: String)? {
         let rows = try await connection.query(
-            "SELECT user_id, password_hash FROM email_credentials WHERE email_index = \(index)", logger: logger
+            "SELECT user_id, password_hash FROM email_credentials WHERE email_index = \(Data(index))", logger: logger
         )
         for try await (userID, hash) in rows.decode((UUID, String).self) { return (userID, hash) }
         return nil
@@ -94,7 +94,7 @@ struct UserStore: Sendable {
 
     func appleUser(subjectIndex: [UInt8], on connection: PostgresConnection) async throws -> UUID? {
         let rows = try await connection.query(
-            "SELECT user_id FROM apple_identities WHERE subject_index = \(subjectIndex)", logger: logger
+            "SELECT user_id FROM apple_identities WHERE subject_index = \(Data(subjectIndex))", logger: logger
         )
         for try await userID in rows.decode(UUID.self) { return userID }
         return nil
@@ -105,7 +105,7 @@ struct UserStore: Sendable {
         let rows = try await connection.query(
             """
             INSERT INTO apple_identities (tenant_id, user_id, subject_index)
-            VALUES (\(tenantID), \(userID), \(subjectIndex))
+            VALUES (\(tenantID), \(userID), \(Data(subjectIndex)))
             ON CONFLICT DO NOTHING
             RETURNING 1
             """,
@@ -139,13 +139,13 @@ extension UserStore {
         )
         // Read the batch fully before updating: one connection runs one query at a time.
         var batch: [(UUID, Int, [UInt8])] = []
-        for try await row in rows.decode((UUID, Int, [UInt8]).self) { batch.append(row) }
+        for try await (id, version, sealed) in rows.decode((UUID, Int, Data).self) { batch.append((id, version, Array(sealed))) }
         var count = 0
         for (userID, version, sealed) in batch {
             let rewrapped = try keyRing.rewrap(.init(masterVersion: version, sealed: sealed), context: Self.keyContext(userID))
             try await connection.query(
                 """
-                UPDATE user_keys SET master_version = \(rewrapped.masterVersion), wrapped_key = \(rewrapped.sealed)
+                UPDATE user_keys SET master_version = \(rewrapped.masterVersion), wrapped_key = \(Data(rewrapped.sealed))
                 WHERE user_id = \(userID)
                 """,
                 logger: logger

@@ -23,8 +23,7 @@ public final class EmbeddedPostgres: @unchecked Sendable {
     let port: Int
     let ephemeral: Bool
     let logger: Logger
-    private var watchdog: Process?
-    private var watchdogInput: Pipe?
+    private var watchdog: (pid: pid_t, input: Int32)?
 
     /// - Parameters:
     ///   - directory: holds `pgdata/`, the log and the generated passwords.
@@ -48,14 +47,14 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         let appPassword = try secret(named: "app.password")
 
         if !FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path) {
-            try initialise(binaries: binaries, password: superPassword)
+            try await initialise(binaries: binaries, password: superPassword)
         }
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
-        let status = try Self.run([pgCtl, "-D", dataDirectory.path, "status"], asPostgres: true, in: directory)
+        let status = try await Self.run([pgCtl, "-D", dataDirectory.path, "status"], asPostgres: true, in: directory)
         if status.code != 0 {
             let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='\(dataDirectory.path)'"
                 + (ephemeral ? " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" : "")
-            let started = try Self.run(
+            let started = try await Self.run(
                 [pgCtl, "-D", dataDirectory.path, "-l", logFile.path, "-o", options, "-w", "-t", "60", "start"],
                 asPostgres: true, in: directory
             )
@@ -75,16 +74,15 @@ public final class EmbeddedPostgres: @unchecked Sendable {
 
     /// Stops the server now (otherwise it stops when this process exits).
     public func stop() {
-        guard let watchdog, let watchdogInput else { return }
-        try? watchdogInput.fileHandleForWriting.close()
-        watchdog.waitUntilExit()
+        guard let watchdog else { return }
+        close(watchdog.input)
+        _ = ChildProcess.wait(watchdog.pid)
         self.watchdog = nil
-        self.watchdogInput = nil
     }
 
     // MARK: - Steps
 
-    private func initialise(binaries: URL, password: String) throws {
+    private func initialise(binaries: URL, password: String) async throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let passwordFile = directory.appendingPathComponent(".initdb-password")
         try Data(password.utf8).write(to: passwordFile)
@@ -93,9 +91,9 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         if Self.runningAsRoot {
             // Postgres runs as `postgres`: it must own its data and be able to reach it.
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
-            _ = try Self.run(["chown", "-R", "postgres:postgres", dataDirectory.path, passwordFile.path], asPostgres: false, in: directory)
+            _ = try await Self.run(["chown", "-R", "postgres:postgres", dataDirectory.path, passwordFile.path], asPostgres: false, in: directory)
         }
-        let result = try Self.run(
+        let result = try await Self.run(
             [binaries.appendingPathComponent("initdb").path, "-D", dataDirectory.path, "-U", "postgres",
              "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)", "-E", "UTF8", "--no-locale"],
             asPostgres: true, in: directory
@@ -108,17 +106,7 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         let cleanup = ephemeral ? "rm -rf '\(directory.path)'" : ":"
         // Ignore SIGINT: Ctrl-C reaches the whole process group; we stop when our stdin closes instead.
         let script = "trap '' INT; cat >/dev/null; \(stopCommand.map { "'\($0)'" }.joined(separator: " ")) >/dev/null 2>&1; \(cleanup)"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        watchdog = process
-        watchdogInput = input
+        watchdog = try ChildProcess.startWithInputPipe(["/bin/sh", "-c", script], in: "/")
     }
 
     private func bootstrap(admin: DatabaseURL, appPassword: String, database: String) async throws {
@@ -184,20 +172,9 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         asPostgres && runningAsRoot ? ["runuser", "-u", "postgres", "--"] + arguments : arguments
     }
 
-    static func run(_ arguments: [String], asPostgres: Bool, in directory: URL) throws -> (code: Int32, output: String) {
-        let full = command(arguments, asPostgres: asPostgres)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = full
-        process.currentDirectoryURL = asPostgres && runningAsRoot ? URL(fileURLWithPath: "/") : directory
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func run(_ arguments: [String], asPostgres: Bool, in directory: URL) async throws -> (code: Int32, output: String) {
+        // Postgres' own user may not be able to enter our working directory.
+        try await ChildProcess.run(command(arguments, asPostgres: asPostgres), in: asPostgres && runningAsRoot ? "/" : directory.path)
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on right now.

@@ -74,10 +74,14 @@ public struct Migrator: Sendable {
     }
 
     private func apply(_ migration: Migration, on connection: PostgresConnection) async throws {
+        var failedLine: Int?
         do {
-            // The simple-query protocol runs a whole file of statements in one message.
-            _ = try await connection.simpleQuery("BEGIN").get()
-            _ = try await connection.simpleQuery(migration.sql).get()
+            try await connection.query("BEGIN", logger: logger)
+            for statement in SQLScript.split(migration.sql) {
+                failedLine = statement.line
+                try await connection.query(PostgresQuery(unsafeSQL: statement.sql), logger: logger)
+                failedLine = nil
+            }
             try await connection.query(
                 """
                 INSERT INTO schema_migrations (version, name, checksum)
@@ -85,10 +89,10 @@ public struct Migrator: Sendable {
                 """,
                 logger: logger
             )
-            _ = try await connection.simpleQuery("COMMIT").get()
+            try await connection.query("COMMIT", logger: logger)
         } catch {
-            _ = try? await connection.simpleQuery("ROLLBACK").get()
-            throw MigrationError.failed(file: migration.fileName, line: Self.line(of: error, in: migration.sql), reason: Self.reason(error))
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw MigrationError.failed(file: migration.fileName, line: failedLine, reason: Self.reason(error))
         }
     }
 
@@ -97,13 +101,5 @@ public struct Migrator: Sendable {
         return [info[.sqlState].map { "[\($0)]" }, info[.message], info[.detail], info[.hint]]
             .compactMap { $0 }
             .joined(separator: " ")
-    }
-
-    /// Postgres reports a 1-based character offset into the statement; people want a line number.
-    static func line(of error: any Error, in sql: String) -> Int? {
-        guard let psql = error as? PSQLError, let position = psql.serverInfo?[.position].flatMap(Int.init),
-              position > 0 else { return nil }
-        let prefix = sql.prefix(position)
-        return prefix.reduce(1) { $1 == "\n" ? $0 + 1 : $0 }
     }
 }

@@ -32,12 +32,12 @@ public struct TenantStore: Sendable {
     }
 
     static let columns = "t.id, t.slug, t.name, t.password_min_length, t.apple_audiences, t.index_key_version, t.index_key_wrapped, t.created_at"
-    typealias Row = (UUID, String, String, Int, [String], Int, [UInt8], Date)
+    typealias Row = (UUID, String, String, Int, [String], Int, Data, Date)
 
     static func tenant(_ row: Row) -> Tenant {
         Tenant(
             id: row.0, slug: row.1, name: row.2, passwordMinLength: row.3, appleAudiences: row.4,
-            wrappedIndexKey: .init(masterVersion: row.5, sealed: row.6), createdAt: row.7
+            wrappedIndexKey: .init(masterVersion: row.5, sealed: Array(row.6)), createdAt: row.7
         )
     }
 
@@ -56,7 +56,7 @@ public struct TenantStore: Sendable {
                 try await connection.query(
                     """
                     INSERT INTO tenants (id, slug, name, password_min_length, apple_audiences, index_key_version, index_key_wrapped)
-                    VALUES (\(id), \(slug), \(name), \(minLength), \(settings.appleAudiences ?? []), \(indexKey.masterVersion), \(indexKey.sealed))
+                    VALUES (\(id), \(slug), \(name), \(minLength), \(settings.appleAudiences ?? []), \(indexKey.masterVersion), \(Data(indexKey.sealed)))
                     """,
                     logger: database.logger
                 )
@@ -120,7 +120,7 @@ public struct TenantStore: Sendable {
         )
         query.binds.append(clientKey)
         let rows = try await database.client.query(query, logger: database.logger)
-        for try await row in rows.decode((UUID, String, String, Int, [String], Int, [UInt8], Date, Bool).self) {
+        for try await row in rows.decode((UUID, String, String, Int, [String], Int, Data, Date, Bool).self) {
             if row.8 { return .revoked }
             return .active(Self.tenant((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7)))
         }
@@ -159,7 +159,7 @@ public struct TenantStore: Sendable {
             let rewrapped = try keyRing.rewrap(tenant.wrappedIndexKey, context: tenant.indexKeyContext)
             try await database.client.query(
                 """
-                UPDATE tenants SET index_key_version = \(rewrapped.masterVersion), index_key_wrapped = \(rewrapped.sealed)
+                UPDATE tenants SET index_key_version = \(rewrapped.masterVersion), index_key_wrapped = \(Data(rewrapped.sealed))
                 WHERE id = \(tenant.id) AND index_key_version = \(tenant.wrappedIndexKey.masterVersion)
                 """,
                 logger: database.logger
