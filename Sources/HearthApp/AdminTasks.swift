@@ -8,6 +8,7 @@ import PostgresNIO
 /// What the `hearth` subcommands do, kept here so the executable only parses arguments.
 public enum AdminTasks {
     /// Runs `body` with a database handle on `url`, closing the pool afterwards.
+    @discardableResult
     public static func withDatabase<T: Sendable>(
         _ url: DatabaseURL, logger: Logger, _ body: @Sendable (Database) async throws -> T
     ) async throws -> T {

@@ -39,6 +39,23 @@ public struct TestHearth: Sendable {
         return try await app.test(.live) { client in try await body(client) }
     }
 
+    /// Builds and runs the application as `hearth serve` would, on a free port, until it stops or fails;
+    /// for tests of startup checks (the live harness would wait forever for a server that never starts).
+    public func runUntilFailure(timeout: Duration = .seconds(30)) async throws {
+        var config = config
+        config.port = 0
+        let app = try await buildApplication(config, logger: TestLogs.quiet)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw TestTimeout()
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
     /// The server's own role (row-level security applies).
     public func withAppDatabase<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
         try await AdminTasks.withDatabase(databases.app, logger: TestLogs.quiet, body)
@@ -70,3 +87,5 @@ public struct TestHearth: Sendable {
         }
     }
 }
+
+public struct TestTimeout: Error {}

@@ -22,12 +22,14 @@ public struct Database: Sendable {
         _ tenantID: UUID,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
-                "SELECT set_config('app.tenant_id', \(tenantID.uuidString), true)",
-                logger: logger
-            )
-            return try await body(connection)
+        try await Self.unwrappingTransactionErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    "SELECT set_config('app.tenant_id', \(tenantID.uuidString), true)",
+                    logger: logger
+                )
+                return try await body(connection)
+            }
         }
     }
 
@@ -36,8 +38,20 @@ public struct Database: Sendable {
     public func withPlatformTransaction<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await client.withTransaction(logger: logger) { connection in
-            try await body(connection)
+        try await Self.unwrappingTransactionErrors {
+            try await client.withTransaction(logger: logger) { connection in
+                try await body(connection)
+            }
+        }
+    }
+
+    /// PostgresNIO wraps whatever the body throws in `PostgresTransactionError`; callers want the original
+    /// (an `APIError` must stay a 409, not become a 500). Failures of BEGIN/COMMIT themselves pass through.
+    private static func unwrappingTransactionErrors<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
         }
     }
 

@@ -11,6 +11,11 @@ public struct Migrator: Sendable {
     public struct Report: Sendable, Equatable {
         public var applied: [String] = []
         public var alreadyApplied = 0
+
+        public init(applied: [String] = [], alreadyApplied: Int = 0) {
+            self.applied = applied
+            self.alreadyApplied = alreadyApplied
+        }
     }
 
     /// Arbitrary constant identifying Hearth's migration lock among advisory locks.

@@ -8,6 +8,11 @@ public enum SQLScript {
         public let sql: String
         /// 1-based line of the file on which the statement starts.
         public let line: Int
+
+        public init(sql: String, line: Int) {
+            self.sql = sql
+            self.line = line
+        }
     }
 
     public static func split(_ script: String) -> [Statement] {

@@ -1,0 +1,115 @@
+import Crypto
+import Foundation
+import HearthPlatform
+import Testing
+
+@Suite struct KeyRingTests {
+    let v1 = KeyRing.generateSpecification(version: 1)
+    let v2 = KeyRing.generateSpecification(version: 2)
+
+    @Test func parsesVersionsAndPicksTheNewestAsCurrent() throws {
+        let ring = try KeyRing(parsing: "\(v1), \(v2)")
+        #expect(ring.current.version == 2)
+        #expect(ring.versions == [1, 2])
+    }
+
+    @Test(arguments: ["", "1", "x:abc", "1:notbase64!", "1:" + Data(count: 16).base64EncodedString(), "0:" + Data(count: 32).base64EncodedString()])
+    func rejectsMalformedSpecifications(_ specification: String) {
+        #expect(throws: ConfigError.self) { try KeyRing(parsing: specification) }
+    }
+
+    @Test func rejectsDuplicateVersions() {
+        #expect(throws: ConfigError.self) { try KeyRing(parsing: "\(v1),\(v1)") }
+    }
+
+    @Test func wrapsAndUnwrapsBoundToContext() throws {
+        let ring = try KeyRing(parsing: v1)
+        let dataKey = ring.generateDataKey()
+        let wrapped = try ring.wrap(dataKey, context: "user:a")
+        #expect(try ring.unwrap(wrapped, context: "user:a") == dataKey)
+        // A wrapped key copied onto another user's row does not open.
+        #expect(throws: CryptoFailure.cannotDecrypt) { try ring.unwrap(wrapped, context: "user:b") }
+    }
+
+    @Test func rotationRewrapsUnderTheNewVersionAndOldKeysStayReadable() throws {
+        let old = try KeyRing(parsing: v1)
+        let dataKey = old.generateDataKey()
+        let wrapped = try old.wrap(dataKey, context: "user:a")
+        let rotated = try KeyRing(parsing: "\(v1),\(v2)")
+        #expect(try rotated.unwrap(wrapped, context: "user:a") == dataKey)
+        let rewrapped = try rotated.rewrap(wrapped, context: "user:a")
+        #expect(rewrapped.masterVersion == 2)
+        // Once rewrapped, version 1 can be retired.
+        let onlyNew = try KeyRing(parsing: v2)
+        #expect(try onlyNew.unwrap(rewrapped, context: "user:a") == dataKey)
+        #expect(throws: CryptoFailure.unknownMasterVersion(1)) { try onlyNew.unwrap(wrapped, context: "user:a") }
+    }
+
+    @Test func tokenSigningKeysDifferPerVersion() throws {
+        let ring = try KeyRing(parsing: "\(v1),\(v2)")
+        #expect(ring.tokenSigningKey(version: 1) != ring.tokenSigningKey(version: 2))
+        #expect(ring.tokenSigningKey(version: 3) == nil)
+    }
+}
+
+@Suite struct FieldCipherTests {
+    @Test func sealsAndOpensWithAuthenticatedContext() throws {
+        let key = SymmetricKey(size: .bits256)
+        let sealed = try FieldCipher.seal("I feel anxious about work", key: key, context: "messages.body:1")
+        #expect(!String(decoding: sealed, as: UTF8.self).contains("anxious"))
+        #expect(try FieldCipher.open(sealed, key: key, context: "messages.body:1") == "I feel anxious about work")
+        #expect(throws: CryptoFailure.cannotDecrypt) { try FieldCipher.open(sealed, key: key, context: "messages.body:2") }
+    }
+
+    @Test func sealingTwiceGivesDifferentCiphertext() throws {
+        let key = SymmetricKey(size: .bits256)
+        #expect(try FieldCipher.seal("same", key: key, context: "c") != FieldCipher.seal("same", key: key, context: "c"))
+    }
+
+    @Test func anotherKeyCannotOpen() throws {
+        let sealed = try FieldCipher.seal("secret", key: SymmetricKey(size: .bits256), context: "c")
+        #expect(throws: CryptoFailure.cannotDecrypt) { try FieldCipher.open(sealed, key: SymmetricKey(size: .bits256), context: "c") }
+    }
+
+    @Test func blindIndexIsKeyedAndDeterministic() {
+        let key = SymmetricKey(size: .bits256)
+        #expect(FieldCipher.blindIndex("a@b.co", key: key) == FieldCipher.blindIndex("a@b.co", key: key))
+        #expect(FieldCipher.blindIndex("a@b.co", key: key) != FieldCipher.blindIndex("a@b.co", key: SymmetricKey(size: .bits256)))
+    }
+
+    @Test func constantTimeEqualsComparesWholeValues() {
+        #expect(Secrets.constantTimeEquals([1, 2, 3], [1, 2, 3]))
+        #expect(!Secrets.constantTimeEquals([1, 2, 3], [1, 2, 4]))
+        #expect(!Secrets.constantTimeEquals([1, 2, 3], [1, 2]))
+    }
+}
+
+@Suite struct PasswordHasherTests {
+    @Test func defaultCostIsOWASPsArgon2idMinimum() async throws {
+        let encoded = try await PasswordHasher().hash("correct horse battery")
+        #expect(encoded.hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
+    }
+
+    @Test func verifiesTheRightPasswordOnly() async throws {
+        let hasher = PasswordHasher(cost: .init(memoryKiB: 1024, iterations: 1, parallelism: 1))
+        let encoded = try await hasher.hash("correct horse battery")
+        #expect(try await hasher.verify("correct horse battery", against: encoded))
+        #expect(try await !hasher.verify("correct horse batterY", against: encoded))
+        #expect(try await !hasher.verify("correct horse battery", against: "not a hash"))
+        // Salted: the same password hashes differently.
+        #expect(try await hasher.hash("correct horse battery") != encoded)
+    }
+}
+
+@Suite struct DatabaseURLTests {
+    @Test func parsesAllParts() throws {
+        let url = try DatabaseURL("postgres://app:p%40ss@db.internal:6543/hearth?sslmode=require")
+        #expect(url == DatabaseURL(host: "db.internal", port: 6543, username: "app", password: "p@ss", database: "hearth", requireTLS: true))
+        #expect(!url.description.contains("p@ss"))
+    }
+
+    @Test(arguments: ["mysql://a@b/c", "postgres://b/c", "postgres://a@b", "postgres://a@b/c?sslmode=maybe", "not a url"])
+    func rejectsBadURLs(_ string: String) {
+        #expect(throws: ConfigError.self) { try DatabaseURL(string) }
+    }
+}
