@@ -55,13 +55,25 @@ public struct Database: Sendable {
         }
     }
 
-    /// `true` when Postgres answers a trivial query; used by `/readyz`.
-    public func isReachable() async -> Bool {
-        do {
-            try await client.query("SELECT 1", logger: logger)
-            return true
-        } catch {
-            return false
+    /// `true` when Postgres answers a trivial query within `timeout`; used by `/readyz`, which must answer
+    /// promptly even while the pool is stuck reconnecting.
+    public func isReachable(timeout: Duration = .seconds(2)) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    try await client.query("SELECT 1", logger: logger)
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
         }
     }
 }

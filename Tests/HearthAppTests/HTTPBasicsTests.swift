@@ -1,0 +1,110 @@
+import Foundation
+import HearthApp
+import PostgresNIO
+import ServiceLifecycle
+import HearthPlatform
+import HearthTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite struct HTTPBasicsTests {
+    @Test func badInputGetsTheJSONErrorShapeNeverA500() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let cases: [(APIResponse, Int, String)] = [
+                (try await client.call(.post, "/v1/auth/email/signup", clientKey: key, rawBody: "{not json"), 400, "invalid_body"),
+                (try await client.call(.post, "/v1/auth/email/signup", clientKey: key, rawBody: #"{"email": 5, "password": "x"}"#), 400, "invalid_body"),
+                (try await client.call(.post, "/v1/auth/email/signup", clientKey: key, rawBody: #"{"email": "a@b.co"}"#), 400, "invalid_body"),
+                (try await client.call(.post, "/v1/auth/email/signup", clientKey: key, rawBody: "[]"), 400, "invalid_body"),
+                (try await client.call(.post, "/v1/auth/email/signup", clientKey: key), 400, "invalid_body"),
+                (try await client.call(.post, "/v1/auth/email/signup", clientKey: key,
+                                       rawBody: #"{"email": "a@b.co", "password": ""# + String(repeating: "x", count: 70_000) + #""}"#), 413, "payload_too_large"),
+                (try await client.call(.get, "/v1/no/such/route", clientKey: key), 404, "not_found"),
+                (try await client.call(.get, "/nowhere"), 404, "not_found"),
+                (try await client.call(.put, "/v1/me", clientKey: key), 404, "not_found"),
+                (try await client.call(.post, "/v1/auth/refresh", clientKey: key, rawBody: #"{"refreshToken": null}"#), 400, "invalid_body"),
+            ]
+            for (response, status, code) in cases {
+                #expect(response.status.code == status, "\(response.text)")
+                #expect(response.errorCode == code, "\(response.text)")
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+                let error = response.json["error"] as? [String: Any]
+                #expect(error?["message"] is String)
+            }
+        }
+    }
+
+    @Test func everyResponseCarriesARequestIDAndAcceptsASaneOne() async throws {
+        let hearth = try await TestHearth.make()
+        try await hearth.test { client in
+            let generated = try await client.call(.get, "/healthz")
+            #expect((generated.headers[.requestID]?.count ?? 0) >= 16)
+            let echoed = try await client.call(.get, "/nowhere", headers: [.requestID: "client-abc-12345"])
+            #expect(echoed.headers[.requestID] == "client-abc-12345")
+            let hostile = try await client.call(.get, "/healthz", headers: [.requestID: "bad id\" injected"])
+            #expect(hostile.headers[.requestID] != "bad id\" injected")
+        }
+    }
+
+    @Test func healthReadinessAndMetrics() async throws {
+        let hearth = try await TestHearth.make()
+        try await hearth.test { client in
+            #expect(try await client.call(.get, "/healthz")["status"] as? String == "ok")
+            #expect(try await client.call(.get, "/readyz")["status"] as? String == "ready")
+            _ = try await client.call(.get, "/healthz")
+            let metrics = try await client.call(.get, "/metrics")
+            #expect(metrics.status == .ok)
+            #expect(metrics.text.contains("hb_requests"))
+        }
+    }
+
+    @Test func readinessFailsWhenPostgresIsUnreachable() async throws {
+        let hearth = try await TestHearth.make()
+        try await hearth.test { client in
+            #expect(try await client.call(.get, "/readyz").status == .ok)
+            // Take the database away from under the running server.
+            let endpoints = try await TestPostgres.shared.serverEndpoints()
+            let name = hearth.databases.app.database
+            try await AdminTasks.withDatabase(endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
+                try await database.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)"), logger: TestLogs.quiet)
+            }
+            let response = try await client.call(.get, "/readyz")
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.errorCode == "not_ready")
+            #expect(try await client.call(.get, "/healthz").status == .ok)
+        }
+    }
+
+    @Test func inFlightRequestsFinishDuringGracefulShutdown() async throws {
+        let hearth = try await TestHearth.make()
+        var config = hearth.config
+        config.port = try EmbeddedPostgres.freePort()
+        let port = config.port
+        let app = try await buildApplication(config, logger: TestLogs.quiet) { router in
+            router.get("test/slow") { _, _ -> String in
+                try await Task.sleep(for: .milliseconds(800))
+                return "finished"
+            }
+        }
+        // What SIGTERM/SIGINT do in production: a graceful shutdown of the service group.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: TestLogs.quiet))
+        let service = Task { try await group.run() }
+        // Wait for the port to answer.
+        var ready = false
+        for _ in 0..<100 where !ready {
+            ready = (try? await HTTPProbe.get(port: port, path: "/healthz")) != nil
+            if !ready { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(ready)
+        async let slow = HTTPProbe.get(port: port, path: "/test/slow")
+        try await Task.sleep(for: .milliseconds(200))
+        await group.triggerGracefulShutdown() // while the request is in flight
+        let (status, body) = try await slow
+        #expect(status == 200)
+        #expect(body == "finished")
+        _ = await service.result
+        #expect((try? await HTTPProbe.get(port: port, path: "/healthz")) == nil)
+    }
+}
