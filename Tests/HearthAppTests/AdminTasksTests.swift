@@ -1,0 +1,96 @@
+import Console
+import Foundation
+import HearthApp
+import HearthPlatform
+import HearthTestSupport
+import Testing
+
+@Suite struct AdminTasksTests {
+    @Test func migrateIsIdempotentOnAMigratedDatabase() async throws {
+        let hearth = try await TestHearth.make()
+        let report = try await AdminTasks.migrate(hearth.config, logger: TestLogs.quiet)
+        #expect(report.applied.isEmpty)
+        #expect(report.alreadyApplied == (try Migration.load(from: TestPaths.migrations)).count)
+    }
+
+    @Test func keyRotationRewrapsEverythingWhileDataStaysReadable() async throws {
+        var hearth = try await TestHearth.make()
+        let v1 = KeyRing.generateSpecification(version: 1)
+        hearth.config.masterKeys = try KeyRing(parsing: v1)
+        let (_, key) = try await hearth.createTenant()
+        let grant = try await hearth.test { client in
+            try await client.signUp(clientKey: key, email: "rotate@example.com", password: "correct horse battery")
+        }
+        _ = try await hearth.test { client in try await client.anonymous(clientKey: key) }
+
+        // Operators add version 2 (servers keep both), rotate, then retire version 1.
+        let v2 = KeyRing.generateSpecification(version: 2)
+        hearth.config.masterKeys = try KeyRing(parsing: "\(v1),\(v2)")
+        let (tenants, users) = try await AdminTasks.rotateKeys(hearth.config, logger: TestLogs.quiet)
+        #expect(tenants == 1 && users == 2)
+        #expect(try await hearth.adminCount("user_keys WHERE master_version <> 2") == 0)
+        #expect(try await AdminTasks.rotateKeys(hearth.config, logger: TestLogs.quiet) == (0, 0))
+
+        hearth.config.masterKeys = try KeyRing(parsing: v2)
+        try await hearth.test { client in
+            let login = try await client.call(.post, "/v1/auth/email/login", clientKey: key,
+                                              json: ["email": "rotate@example.com", "password": "correct horse battery"])
+            #expect(login.status == .ok)
+            let me = try await client.call(.get, "/v1/me", clientKey: key, token: try login.decode(Grant.self).accessToken)
+            #expect(me["email"] as? String == "rotate@example.com")
+            #expect(me["id"] as? String == grant.user.id.uuidString)
+        }
+    }
+
+    @Test func operatorsAreCreatedWithArgon2idAndRoleRules() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, _) = try await hearth.createTenant()
+        let admin = try await AdminTasks.createOperator(hearth.config, logger: TestLogs.quiet, email: "Ops@Example.com",
+                                                        password: "a long operator password", role: .platformAdmin, tenantSlug: nil)
+        #expect(admin.email == "ops@example.com" && admin.tenantID == nil)
+        let moderator = try await AdminTasks.createOperator(hearth.config, logger: TestLogs.quiet, email: "mod@example.com",
+                                                            password: "a long operator password", role: .moderator, tenantSlug: tenant.slug)
+        #expect(moderator.tenantID == tenant.id)
+        await #expect(throws: ConfigError.self) {
+            try await AdminTasks.createOperator(hearth.config, logger: TestLogs.quiet, email: "x@example.com",
+                                                password: "a long operator password", role: .moderator, tenantSlug: nil)
+        }
+        await #expect(throws: ConfigError.self) {
+            try await AdminTasks.createOperator(hearth.config, logger: TestLogs.quiet, email: "ops@example.com",
+                                                password: "a long operator password", role: .platformAdmin, tenantSlug: nil)
+        }
+        await #expect(throws: ConfigError.self) {
+            try await AdminTasks.createOperator(hearth.config, logger: TestLogs.quiet, email: "y@example.com",
+                                                password: "short", role: .platformAdmin, tenantSlug: nil)
+        }
+        let hash = try await hearth.withAdminDatabase { database in
+            try await database.client.query("SELECT password_hash FROM operators WHERE email = 'ops@example.com'", logger: database.logger)
+                .collect().first!.decode(String.self)
+        }
+        #expect(hash.hasPrefix("$argon2id$"))
+    }
+
+    @Test func tenantsAreCreatedListedAndConfigured() async throws {
+        let hearth = try await TestHearth.make()
+        let (created, key) = try await AdminTasks.withTenants(hearth.config, logger: TestLogs.quiet) { store in
+            try await store.create(slug: "acme-coach", name: "Acme Coach", settings: .init(appleAudiences: ["com.acme.coach"]))
+        }
+        #expect(key.hasPrefix("hpk_"))
+        #expect(created.passwordMinLength == 8)
+        let updated = try await AdminTasks.withTenants(hearth.config, logger: TestLogs.quiet) { store in
+            try await store.update(slug: "acme-coach", settings: .init(passwordMinLength: 10))
+        }
+        #expect(updated.passwordMinLength == 10 && updated.appleAudiences == ["com.acme.coach"])
+        let slugs = try await AdminTasks.withTenants(hearth.config, logger: TestLogs.quiet) { try await $0.list().map(\.slug) }
+        #expect(slugs == ["acme-coach"])
+        await #expect(throws: ConfigError.self) {
+            try await AdminTasks.withTenants(hearth.config, logger: TestLogs.quiet) { try await $0.create(slug: "acme-coach", name: "Again") }
+        }
+        await #expect(throws: ConfigError.self) {
+            try await AdminTasks.withTenants(hearth.config, logger: TestLogs.quiet) { try await $0.create(slug: "Bad Slug!", name: "x") }
+        }
+        await #expect(throws: ConfigError.self) {
+            try await AdminTasks.withTenants(hearth.config, logger: TestLogs.quiet) { try await $0.update(slug: "acme-coach", settings: .init(passwordMinLength: 4)) }
+        }
+    }
+}
