@@ -85,7 +85,7 @@ struct EnvironmentReader {
     private(set) var asked: Set<String> = []
 
     /// Read by other parts of the program (the embedded Postgres, the test support), not by `Config`.
-    static let readElsewhere: Set<String> = ["HEARTH_PG_BIN", "HEARTH_DEV_PG_PORT", "HEARTH_TEST_KEEP_OUTPUT"]
+    static let readElsewhere: Set<String> = ["HEARTH_PG_BIN", "HEARTH_TEST_DATABASE_URL"]
 
     init(variables: [String: String]) {
         self.variables = variables

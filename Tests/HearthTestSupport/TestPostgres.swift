@@ -20,14 +20,14 @@ public actor TestPostgres {
     }
 
     static let templateName = "hearth_template"
-    private var started: Task<(EmbeddedPostgres, EmbeddedPostgres.Endpoints, PostgresClient), any Error>?
+    private var started: Task<(EmbeddedPostgres?, EmbeddedPostgres.Endpoints, PostgresClient), any Error>?
     private var clones = 0
 
     /// A fresh database cloned from the migrated template.
     public func freshDatabase() async throws -> Databases {
         let (_, endpoints, admin) = try await server()
         clones += 1
-        let name = "test_\(clones)"
+        let name = "test_\(ProcessInfo.processInfo.processIdentifier)_\(clones)"
         // Clones are created one at a time (this actor): CREATE DATABASE … TEMPLATE needs the template idle.
         try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name) TEMPLATE \(Self.templateName)"), logger: TestLogs.quiet)
         return Databases(admin: endpoints.admin.with(database: name), app: endpoints.app.with(database: name))
@@ -38,17 +38,33 @@ public actor TestPostgres {
         try await server().1
     }
 
-    private func server() async throws -> (EmbeddedPostgres, EmbeddedPostgres.Endpoints, PostgresClient) {
+    private func server() async throws -> (EmbeddedPostgres?, EmbeddedPostgres.Endpoints, PostgresClient) {
         if let started { return try await started.value }
         let task = Task { try await Self.start() }
         started = task
         return try await task.value
     }
 
-    private static func start() async throws -> (EmbeddedPostgres, EmbeddedPostgres.Endpoints, PostgresClient) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-pg-\(UUID().uuidString.prefix(8))")
-        let server = EmbeddedPostgres(directory: directory, port: try EmbeddedPostgres.freePort(), ephemeral: true, logger: TestLogs.quiet)
-        let endpoints = try await server.start(database: templateName)
+    private static func start() async throws -> (EmbeddedPostgres?, EmbeddedPostgres.Endpoints, PostgresClient) {
+        let server: EmbeddedPostgres?
+        let endpoints: EmbeddedPostgres.Endpoints
+        if let external = ProcessInfo.processInfo.environment["HEARTH_TEST_DATABASE_URL"], !external.isEmpty {
+            // An external server: HEARTH_TEST_DATABASE_URL is a superuser URL; we make the role and template.
+            server = nil
+            let admin = try DatabaseURL(external)
+            let appPassword = Secrets.randomHex(byteCount: 24)
+            try await AdminTasks.withDatabase(admin, logger: TestLogs.quiet) { database in
+                try await database.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(templateName) WITH (FORCE)"), logger: TestLogs.quiet)
+            }
+            try await EmbeddedPostgres.prepare(admin: admin, appPassword: appPassword, database: templateName, logger: TestLogs.quiet)
+            endpoints = .init(admin: admin.with(database: templateName),
+                              app: admin.with(database: templateName).with(username: EmbeddedPostgres.appRole, password: appPassword))
+        } else {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-pg-\(UUID().uuidString.prefix(8))")
+            let embedded = EmbeddedPostgres(directory: directory, port: try EmbeddedPostgres.freePort(), ephemeral: true, logger: TestLogs.quiet)
+            endpoints = try await embedded.start(database: templateName)
+            server = embedded
+        }
         var config = Config()
         config.migrationDatabaseURL = endpoints.admin
         config.resourcesDirectory = TestPaths.repositoryRoot

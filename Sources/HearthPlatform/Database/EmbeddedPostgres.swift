@@ -15,6 +15,11 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         public let admin: DatabaseURL
         /// `hearth_app`: a plain login role that row-level security binds.
         public let app: DatabaseURL
+
+        public init(admin: DatabaseURL, app: DatabaseURL) {
+            self.admin = admin
+            self.app = app
+        }
     }
 
     public static let appRole = "hearth_app"
@@ -65,7 +70,7 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         try startWatchdog(pgCtl: pgCtl)
 
         let admin = DatabaseURL(host: "127.0.0.1", port: port, username: "postgres", password: superPassword, database: "postgres")
-        try await bootstrap(admin: admin, appPassword: appPassword, database: database)
+        try await Self.prepare(admin: admin, appPassword: appPassword, database: database, logger: logger)
         return Endpoints(
             admin: admin.with(database: database),
             app: admin.with(database: database).with(username: Self.appRole, password: appPassword)
@@ -104,17 +109,20 @@ public final class EmbeddedPostgres: @unchecked Sendable {
     private func startWatchdog(pgCtl: String) throws {
         let stopCommand = Self.command([pgCtl, "-D", dataDirectory.path, "stop", "-m", "fast"], asPostgres: true)
         let cleanup = ephemeral ? "rm -rf '\(directory.path)'" : ":"
-        // Ignore SIGINT: Ctrl-C reaches the whole process group; we stop when our stdin closes instead.
-        let script = "trap '' INT; cat >/dev/null; \(stopCommand.map { "'\($0)'" }.joined(separator: " ")) >/dev/null 2>&1; \(cleanup)"
-        watchdog = try ChildProcess.startWithInputPipe(["/bin/sh", "-c", script], in: "/")
+        let script = "cat >/dev/null; \(stopCommand.map { "'\($0)'" }.joined(separator: " ")) >/dev/null 2>&1; \(cleanup)"
+        // Its own session (setsid): a signal to our process group, such as Ctrl-C or a CI runner killing the
+        // job, must not kill the watchdog before it has stopped Postgres.
+        watchdog = try ChildProcess.startWithInputPipe(["setsid", "/bin/sh", "-c", script], in: "/")
     }
 
-    private func bootstrap(admin: DatabaseURL, appPassword: String, database: String) async throws {
+    /// Ensures the `hearth_app` login role (with `appPassword`) and `database` exist on the server `admin`
+    /// points at. Also used by the tests against an external server.
+    public static func prepare(admin: DatabaseURL, appPassword: String, database: String, logger: Logger) async throws {
         let client = PostgresClient(configuration: try admin.clientConfiguration(), backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            let role = Self.appRole
+            let role = appRole
             // Utility statements take no bind parameters; the password is our own hex string.
             let roleExists = try await client.query("SELECT 1 FROM pg_roles WHERE rolname = \(role)", logger: logger)
                 .collect().count > 0
