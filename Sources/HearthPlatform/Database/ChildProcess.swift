@@ -12,23 +12,34 @@ import Musl
 /// Foundation's `Process` proved unreliable for this from async code (children left unreaped, waits that
 /// never return), and it lets children inherit descriptors we need private. Here every descriptor we open
 /// is close-on-exec, and waiting happens on NIO's blocking thread pool, not on a cooperative thread.
-enum ChildProcess {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+public enum ChildProcess {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Runs `arguments` in `directory` to completion; returns its exit status and combined output.
-    static func run(_ arguments: [String], in directory: String) async throws -> (code: Int32, output: String) {
+    /// - Parameters:
+    ///   - environment: replaces the inherited environment when given.
+    ///   - input: written to the child's standard input.
+    public static func run(
+        _ arguments: [String], in directory: String, environment: [String: String]? = nil, input: String? = nil
+    ) async throws -> (code: Int32, output: String) {
         try await NIOThreadPool.singleton.runIfActive {
             let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-child-\(UUID().uuidString)").path
             let outputFD = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard outputFD >= 0 else { throw Failure(description: "cannot create \(outputPath)") }
             defer { unlink(outputPath) }
-            let nullFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            defer { close(nullFD) }
+            var inputPath = "/dev/null"
+            if let input {
+                inputPath = outputPath + ".in"
+                try input.write(toFile: inputPath, atomically: false, encoding: .utf8)
+            }
+            defer { if input != nil { unlink(inputPath) } }
+            let inputFD = open(inputPath, O_RDONLY | O_CLOEXEC)
+            defer { close(inputFD) }
             let pid: pid_t
             do {
-                pid = try spawn(arguments, in: directory, stdin: nullFD, stdout: outputFD)
+                pid = try spawn(arguments, in: directory, stdin: inputFD, stdout: outputFD, environment: environment)
                 close(outputFD)
             } catch {
                 close(outputFD)
@@ -60,7 +71,7 @@ enum ChildProcess {
     }
 
     /// Blocks until `pid` exits; returns its exit status (128 + signal when killed).
-    static func wait(_ pid: pid_t) -> Int32 {
+    public static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             if errno != EINTR { return -1 }
@@ -69,7 +80,9 @@ enum ChildProcess {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
-    private static func spawn(_ arguments: [String], in directory: String, stdin: Int32, stdout: Int32) throws -> pid_t {
+    private static func spawn(
+        _ arguments: [String], in directory: String, stdin: Int32, stdout: Int32, environment: [String: String]? = nil
+    ) throws -> pid_t {
         // `sh -c 'cd DIR && exec "$@"'` sets the working directory without relying on non-portable spawn APIs.
         let command = ["/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", directory] + arguments
         var actions = posix_spawn_file_actions_t()
@@ -81,8 +94,12 @@ enum ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, stdout, 2)
         let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
+        defer { envp?.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
+        let result = envp.map { envp in
+            envp.withUnsafeBufferPointer { posix_spawn(&pid, "/bin/sh", &actions, nil, argv, $0.baseAddress) }
+        } ?? posix_spawn(&pid, "/bin/sh", &actions, nil, argv, environ)
         guard result == 0 else { throw Failure(description: "cannot start \(arguments.first ?? "?"): \(String(cString: strerror(result)))") }
         return pid
     }
