@@ -13,3 +13,12 @@ extension Config {
         }
     }
 }
+
+extension Config {
+    /// What every `hearth` subcommand does first: read the environment and install the log handler.
+    public static func loadForCommand() throws -> Config {
+        let config = try Config.fromEnvironment()
+        config.bootstrapLogging()
+        return config
+    }
+}

@@ -23,8 +23,7 @@ struct KeysCommand: AsyncParsableCommand {
         )
 
         func run() async throws {
-            let config = try Config.fromEnvironment()
-            config.bootstrapLogging()
+            let config = try Config.loadForCommand()
             let (tenants, users) = try await AdminTasks.rotateKeys(config, logger: Logger(label: "hearth.keys"))
             print("re-wrapped \(tenants) tenant index keys and \(users) user data keys under master key version \(try config.requireKeyRing().current.version)")
         }

@@ -25,8 +25,7 @@ struct OperatorCommand: AsyncParsableCommand {
             guard let password = readLine(strippingNewline: true), !password.isEmpty else {
                 throw ValidationError("no password on standard input")
             }
-            let config = try Config.fromEnvironment()
-            config.bootstrapLogging()
+            let config = try Config.loadForCommand()
             let created = try await AdminTasks.createOperator(
                 config, logger: Logger(label: "hearth.operator"), email: email, password: password, role: role, tenantSlug: tenant
             )

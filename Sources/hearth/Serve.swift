@@ -7,8 +7,7 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the HTTP server (configured by HEARTH_* variables).")
 
     func run() async throws {
-        let config = try Config.fromEnvironment()
-        config.bootstrapLogging()
+        let config = try Config.loadForCommand()
         let app = try await buildApplication(config, logger: Logger(label: "hearth"))
         try await app.runService()
     }
@@ -23,8 +22,7 @@ struct Dev: AsyncParsableCommand {
     var postgresPort = 54329
 
     func run() async throws {
-        let config = try Config.fromEnvironment()
-        config.bootstrapLogging()
+        let config = try Config.loadForCommand()
         try await DevEnvironment.run(config, logger: Logger(label: "hearth"), postgresPort: postgresPort)
     }
 }
@@ -35,8 +33,7 @@ struct Migrate: AsyncParsableCommand {
     )
 
     func run() async throws {
-        let config = try Config.fromEnvironment()
-        config.bootstrapLogging()
+        let config = try Config.loadForCommand()
         let report = try await AdminTasks.migrate(config, logger: Logger(label: "hearth.migrate"))
         for file in report.applied { print("applied \(file)") }
         print("\(report.applied.count) applied, \(report.alreadyApplied) already applied")

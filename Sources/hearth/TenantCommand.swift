@@ -84,7 +84,6 @@ struct TenantCommand: AsyncParsableCommand {
 }
 
 func withTenantStore<T: Sendable>(_ body: @Sendable (TenantStore) async throws -> T) async throws -> T {
-    let config = try Config.fromEnvironment()
-    config.bootstrapLogging()
+    let config = try Config.loadForCommand()
     return try await AdminTasks.withTenants(config, logger: Logger(label: "hearth.tenant"), body)
 }

@@ -34,6 +34,19 @@ public enum SQLScript {
                 index += 1
             }
         }
+        /// Consumes a quoted run; a doubled quote is an escaped quote.
+        func takeQuoted(_ quote: Unicode.Scalar, backslashEscapes: Bool) {
+            take()
+            while index < chars.count {
+                if backslashEscapes, chars[index] == "\\" { take(2); continue }
+                if chars[index] == quote {
+                    if peek(1) == quote { take(2); continue }
+                    take()
+                    return
+                }
+                take()
+            }
+        }
         func flush() {
             let text = String(current).trimmingCharacters(in: .whitespacesAndNewlines)
             if !text.isEmpty, let startLine { statements.append(Statement(sql: text, line: startLine)) }
@@ -56,26 +69,9 @@ public enum SQLScript {
                 } while depth > 0 && index < chars.count
             case "'":
                 let backslashEscapes = index > 0 && (chars[index - 1] == "E" || chars[index - 1] == "e")
-                take()
-                while index < chars.count {
-                    if backslashEscapes, chars[index] == "\\" { take(2); continue }
-                    if chars[index] == "'" {
-                        if peek(1) == "'" { take(2); continue }
-                        take()
-                        break
-                    }
-                    take()
-                }
+                takeQuoted("'", backslashEscapes: backslashEscapes)
             case "\"":
-                take()
-                while index < chars.count {
-                    if chars[index] == "\"" {
-                        if peek(1) == "\"" { take(2); continue }
-                        take()
-                        break
-                    }
-                    take()
-                }
+                takeQuoted("\"", backslashEscapes: false)
             case "$":
                 if let tag = dollarTag(chars, at: index) {
                     take(tag.count)
