@@ -82,9 +82,12 @@ import Testing
         var config = hearth.config
         config.port = try EmbeddedPostgres.freePort()
         let port = config.port
+        // The handler says when it has started, so shutdown begins with the request surely in flight.
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
         let app = try await buildApplication(config, logger: TestLogs.quiet) { router in
             router.get("test/slow") { _, _ -> String in
-                try await Task.sleep(for: .milliseconds(800))
+                startedContinuation.yield()
+                try await Task.sleep(for: .milliseconds(500))
                 return "finished"
             }
         }
@@ -93,14 +96,15 @@ import Testing
         let service = Task { try await group.run() }
         // Wait for the port to answer.
         var ready = false
-        for _ in 0..<100 where !ready {
+        for _ in 0..<200 where !ready {
             ready = (try? await HTTPProbe.get(port: port, path: "/healthz")) != nil
             if !ready { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(ready)
         async let slow = HTTPProbe.get(port: port, path: "/test/slow")
-        try await Task.sleep(for: .milliseconds(200))
-        await group.triggerGracefulShutdown() // while the request is in flight
+        var iterator = started.makeAsyncIterator()
+        _ = await iterator.next()
+        await group.triggerGracefulShutdown()
         let (status, body) = try await slow
         #expect(status == 200)
         #expect(body == "finished")
