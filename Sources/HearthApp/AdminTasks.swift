@@ -7,27 +7,12 @@ import PostgresNIO
 
 /// What the `hearth` subcommands do, kept here so the executable only parses arguments.
 public enum AdminTasks {
-    /// Runs `body` with a database handle on `url`, closing the pool afterwards.
-    @discardableResult
-    public static func withDatabase<T: Sendable>(
-        _ url: DatabaseURL, logger: Logger, _ body: @Sendable (Database) async throws -> T
-    ) async throws -> T {
-        let client = PostgresClient(configuration: try url.clientConfiguration(), backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            // Give run() a moment to start: a query issued before it logs a spurious warning (it still waits).
-            try await Task.sleep(for: .milliseconds(5))
-            return try await body(Database(client: client, logger: logger))
-        }
-    }
-
     public static func migrate(_ config: Config, logger: Logger) async throws -> Migrator.Report {
         guard let url = config.migrationDatabaseURL else {
             throw ConfigError("set HEARTH_MIGRATION_DATABASE_URL (or HEARTH_DATABASE_URL) to the schema owner's database URL")
         }
         let migrations = try Migration.load(from: config.migrationsDirectory)
-        return try await withDatabase(url, logger: logger) { database in
+        return try await Database.connect(to: url, logger: logger) { database in
             try await Migrator(migrations: migrations, logger: logger).run(on: database.client)
         }
     }
@@ -36,7 +21,7 @@ public enum AdminTasks {
         _ config: Config, logger: Logger, _ body: @Sendable (TenantStore) async throws -> T
     ) async throws -> T {
         let keyRing = try config.requireKeyRing()
-        return try await withDatabase(try config.requireDatabaseURL(), logger: logger) { database in
+        return try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             try await body(TenantStore(database: database, keyRing: keyRing))
         }
     }
@@ -44,7 +29,7 @@ public enum AdminTasks {
     public static func createOperator(
         _ config: Config, logger: Logger, email: String, password: String, role: Operator.Role, tenantSlug: String?
     ) async throws -> Operator {
-        try await withDatabase(try config.requireDatabaseURL(), logger: logger) { database in
+        try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             var tenantID: UUID?
             if let tenantSlug {
                 let tenants = TenantStore(database: database, keyRing: try config.requireKeyRing())
@@ -60,7 +45,7 @@ public enum AdminTasks {
     /// Servers keep running throughout: they hold every master key version and unwrap either.
     public static func rotateKeys(_ config: Config, logger: Logger) async throws -> (tenants: Int, users: Int) {
         let keyRing = try config.requireKeyRing()
-        return try await withDatabase(try config.requireDatabaseURL(), logger: logger) { database in
+        return try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             let tenants = TenantStore(database: database, keyRing: keyRing)
             let rewrappedTenants = try await tenants.rewrapIndexKeys()
             let accounts = try await AccountService.make(

@@ -36,11 +36,10 @@ public func buildApplication(
     router.add(middleware: MetricsMiddleware())
     SystemController(database: database, openAPIDocument: openAPIDocument).addRoutes(to: router)
 
-    let api = router.group("v1")
-        .add(middleware: TenantMiddleware(store: tenants))
-        .add(middleware: AccessTokenMiddleware(accounts: accounts))
-    AuthController(accounts: accounts).addRoutes(to: api)
-    MeController(accounts: accounts).addRoutes(to: api)
+    let api = router.group("v1").add(middleware: TenantMiddleware(store: tenants))
+    let identified = api.group().add(middleware: AccessTokenMiddleware(accounts: accounts))
+    AuthController(accounts: accounts).addRoutes(public: api, identified: identified)
+    MeController(accounts: accounts).addRoutes(to: identified)
     configureRouter?(router)
 
     var app = Application(

@@ -94,8 +94,14 @@ import Testing
             #expect(try await client.call(.get, "/v1/me", clientKey: key, token: tampered).errorCode == "access_token_invalid")
             #expect(try await client.call(.get, "/v1/me", clientKey: key, headers: [.authorization: "Basic abc"]).errorCode == "access_token_invalid")
             #expect(try await client.call(.get, "/v1/me", clientKey: key).errorCode == "authentication_required")
-            // Even on a public route, a bad token is an error rather than silently anonymous.
-            #expect(try await client.call(.post, "/v1/auth/anonymous", clientKey: key, token: "x.y.z").status == .unauthorized)
+            // Where identity matters (an upgrade), a bad token is an error rather than a silent new account.
+            let upgrade = try await client.call(.post, "/v1/auth/email/signup", clientKey: key, token: "x.y.z",
+                                                json: ["email": "new@example.com", "password": "correct horse battery"])
+            #expect(upgrade.errorCode == "access_token_invalid")
+            // Refresh ignores Authorization: apps refresh precisely because that token went stale.
+            let refreshed = try await client.call(.post, "/v1/auth/refresh", clientKey: key, token: tampered,
+                                                  json: ["refreshToken": grant.refreshToken])
+            #expect(refreshed.status == .ok)
         }
     }
 

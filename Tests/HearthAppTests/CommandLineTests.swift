@@ -22,7 +22,7 @@ import Testing
         // An empty database: the CLI migrates it from scratch.
         let endpoints = try await TestPostgres.shared.serverEndpoints()
         let name = "cli_\(UUID().uuidString.prefix(8).lowercased())"
-        try await AdminTasks.withDatabase(endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
+        try await Database.connect(to: endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
             try await database.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: TestLogs.quiet)
         }
         let environment = [

@@ -67,7 +67,7 @@ import Testing
             // Take the database away from under the running server.
             let endpoints = try await TestPostgres.shared.serverEndpoints()
             let name = hearth.databases.app.database
-            try await AdminTasks.withDatabase(endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
+            try await Database.connect(to: endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
                 try await database.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE \(name) WITH (FORCE)"), logger: TestLogs.quiet)
             }
             let response = try await client.call(.get, "/readyz")

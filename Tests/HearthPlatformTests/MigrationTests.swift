@@ -114,10 +114,10 @@ func temporaryMigrations(_ files: [String: String]) throws -> URL {
 func withEmptyDatabase(_ body: @Sendable (PostgresClient) async throws -> Void) async throws {
     let endpoints = try await TestPostgres.shared.serverEndpoints()
     let name = "empty_\(UUID().uuidString.prefix(8).lowercased())"
-    try await AdminTasks.withDatabase(endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
+    try await Database.connect(to: endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
         try await database.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: TestLogs.quiet)
     }
-    try await AdminTasks.withDatabase(endpoints.admin.with(database: name), logger: TestLogs.quiet) { database in
+    try await Database.connect(to: endpoints.admin.with(database: name), logger: TestLogs.quiet) { database in
         try await body(database.client)
     }
 }

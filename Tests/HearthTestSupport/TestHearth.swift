@@ -58,12 +58,12 @@ public struct TestHearth: Sendable {
 
     /// The server's own role (row-level security applies).
     public func withAppDatabase<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
-        try await AdminTasks.withDatabase(databases.app, logger: TestLogs.quiet, body)
+        try await Database.connect(to: databases.app, logger: TestLogs.quiet, body)
     }
 
     /// The superuser (sees every row): for asserting what is really stored.
     public func withAdminDatabase<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
-        try await AdminTasks.withDatabase(databases.admin, logger: TestLogs.quiet, body)
+        try await Database.connect(to: databases.admin, logger: TestLogs.quiet, body)
     }
 
     /// Creates a tenant through the real store and returns it with its client key.

@@ -53,7 +53,7 @@ public actor TestPostgres {
             server = nil
             let admin = try DatabaseURL(external)
             let appPassword = Secrets.randomHex(byteCount: 24)
-            try await AdminTasks.withDatabase(admin, logger: TestLogs.quiet) { database in
+            try await Database.connect(to: admin, logger: TestLogs.quiet) { database in
                 try await database.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(templateName) WITH (FORCE)"), logger: TestLogs.quiet)
             }
             try await EmbeddedPostgres.prepare(admin: admin, appPassword: appPassword, database: templateName, logger: TestLogs.quiet)

@@ -2,8 +2,9 @@ import HearthPlatform
 import Hummingbird
 
 /// Reads `Authorization: Bearer …` when present and sets the request's identity. A missing header is fine
-/// here (sign-up and sign-in routes are public); routes that need a user call `requireIdentity()`. A header
-/// that is present but wrong is always a 401, never silently ignored.
+/// here (sign-up can run with or without a user); routes that need one call `requireIdentity()`. A header
+/// that is present but wrong is always a 401, never silently ignored: an app whose anonymous token expired
+/// must refresh and retry its upgrade, not get a new, empty account.
 public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
     let accounts: AccountService
 

@@ -24,13 +24,17 @@ public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
         self.accounts = accounts
     }
 
-    public func addRoutes(to group: RouterGroup<Context>) {
-        group.post("auth/anonymous", use: anonymous)
-        group.post("auth/email/signup", use: signUp)
-        group.post("auth/email/login", use: logIn)
-        group.post("auth/apple", use: apple)
-        group.post("auth/refresh", use: refresh)
-        group.post("auth/logout", use: logOut)
+    /// - Parameters:
+    ///   - public: routes that ignore `Authorization` (an app refreshing because its access token expired
+    ///     often still sends that token).
+    ///   - identified: routes that read the caller's identity (upgrades, logout), behind the authenticator.
+    public func addRoutes(public: RouterGroup<Context>, identified: RouterGroup<Context>) {
+        `public`.post("auth/anonymous", use: anonymous)
+        `public`.post("auth/email/login", use: logIn)
+        `public`.post("auth/refresh", use: refresh)
+        identified.post("auth/email/signup", use: signUp)
+        identified.post("auth/apple", use: apple)
+        identified.post("auth/logout", use: logOut)
     }
 
     @Sendable func anonymous(_ request: Request, context: Context) async throws -> EditedResponse<TokenGrant> {

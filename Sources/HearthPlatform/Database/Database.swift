@@ -55,6 +55,21 @@ public struct Database: Sendable {
         }
     }
 
+    /// Runs `body` with a pool on `url` that lives exactly as long as the call: for commands, setup and tests.
+    @discardableResult
+    public static func connect<T: Sendable>(
+        to url: DatabaseURL, logger: Logger, _ body: @Sendable (Database) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: try url.clientConfiguration(), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            // Give run() a moment to start: a query issued before it logs a spurious warning (it still waits).
+            try await Task.sleep(for: .milliseconds(5))
+            return try await body(Database(client: client, logger: logger))
+        }
+    }
+
     /// `true` when Postgres answers a trivial query within `timeout`; used by `/readyz`, which must answer
     /// promptly even while the pool is stuck reconnecting.
     public func isReachable(timeout: Duration = .seconds(2)) async -> Bool {

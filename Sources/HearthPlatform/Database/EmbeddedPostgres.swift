@@ -118,10 +118,8 @@ public final class EmbeddedPostgres: @unchecked Sendable {
     /// Ensures the `hearth_app` login role (with `appPassword`) and `database` exist on the server `admin`
     /// points at. Also used by the tests against an external server.
     public static func prepare(admin: DatabaseURL, appPassword: String, database: String, logger: Logger) async throws {
-        let client = PostgresClient(configuration: try admin.clientConfiguration(), backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
+        try await Database.connect(to: admin, logger: logger) { server in
+            let client = server.client
             let role = appRole
             // Utility statements take no bind parameters; the password is our own hex string.
             let roleExists = try await client.query("SELECT 1 FROM pg_roles WHERE rolname = \(role)", logger: logger)
