@@ -112,3 +112,17 @@ import Testing
         #expect((try? await HTTPProbe.get(port: port, path: "/healthz")) == nil)
     }
 }
+
+@Suite struct SerialisationTests {
+    @Test func responsesSerialiseDeterministically() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let grant = try await client.anonymous(clientKey: key)
+            let me = try await client.call(.get, "/v1/me", clientKey: key, token: grant.accessToken).text
+            #expect(me.hasPrefix(#"{"createdAt":"#))
+            let error = try await client.call(.get, "/v1/me", clientKey: key).text
+            #expect(error.hasPrefix(#"{"error":{"code":"authentication_required","message":"#))
+        }
+    }
+}

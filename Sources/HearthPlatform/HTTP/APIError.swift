@@ -56,7 +56,9 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
             struct Detail: Encodable { let code: String; let message: String }
             let error: Detail
         }
-        let data = (try? JSONEncoder().encode(Body(error: .init(code: code, message: message)))) ?? Data()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data = (try? encoder.encode(Body(error: .init(code: code, message: message)))) ?? Data()
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))

@@ -26,6 +26,15 @@ public struct HearthRequestContext: HearthRequestContextProtocol {
 
     /// API bodies are small JSON documents; anything larger is refused with 413 before it is buffered.
     public var maxUploadSize: Int { 64 * 1024 }
+
+    /// ISO 8601 dates and sorted keys: the same value always serialises to the same bytes (Foundation's
+    /// key order otherwise varies between runs), which keeps responses diffable and cacheable.
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
 }
 
 /// The signed-in user behind a request, set by the access-token authenticator.
