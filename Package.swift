@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "hearth", targets: ["hearth"]),
+        .executable(name: "hearth-mock-llm", targets: ["hearth-mock-llm"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -24,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .executableTarget(
@@ -37,7 +39,7 @@ let package = Package(
         .target(
             name: "HearthApp",
             dependencies: [
-                "HearthPlatform", "Accounts", "Console",
+                "HearthPlatform", "Accounts", "Console", "Coaching", "LLM",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -75,6 +77,39 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "LLM",
+            dependencies: [
+                "HearthPlatform",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Coaching",
+            dependencies: [
+                "HearthPlatform", "Accounts", "LLM",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "MockLLM",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-mock-llm",
+            dependencies: [
+                "MockLLM",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Console",
             dependencies: ["HearthPlatform"],
             swiftSettings: swiftSettings
@@ -82,7 +117,7 @@ let package = Package(
         .target(
             name: "HearthTestSupport",
             dependencies: [
-                "HearthApp", "HearthPlatform",
+                "HearthApp", "HearthPlatform", "MockLLM",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -94,6 +129,19 @@ let package = Package(
         .testTarget(
             name: "HearthPlatformTests",
             dependencies: ["HearthPlatform", "HearthTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LLMTests",
+            dependencies: ["LLM", "MockLLM", "HearthTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CoachingTests",
+            dependencies: [
+                "Coaching", "HearthTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,89 @@
+import Foundation
+
+/// One message of the conversation sent to a model.
+public struct ChatMessage: Sendable, Equatable {
+    public enum Role: String, Sendable { case user, assistant }
+
+    public let role: Role
+    public let content: String
+
+    public init(role: Role, content: String) {
+        self.role = role
+        self.content = content
+    }
+}
+
+/// What Hearth asks of a model: a system prompt and the conversation so far.
+public struct CompletionRequest: Sendable, Equatable {
+    public var system: String
+    public var messages: [ChatMessage]
+    public var maxOutputTokens: Int
+
+    public init(system: String, messages: [ChatMessage], maxOutputTokens: Int = 700) {
+        self.system = system
+        self.messages = messages
+        self.maxOutputTokens = maxOutputTokens
+    }
+}
+
+/// What a provider streams back.
+public enum CompletionEvent: Sendable, Equatable {
+    case delta(String)
+    /// The provider's own token counts, when it reports them (usually once, near the end).
+    case usage(inputTokens: Int, outputTokens: Int)
+}
+
+/// A streaming chat model behind one API.
+public protocol LLMProvider: Sendable {
+    /// `openai`, `anthropic` or `offline`: recorded with every usage row and price lookup.
+    var kind: String { get }
+    var model: String { get }
+    func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error>
+}
+
+/// Why a provider call failed, and whether trying again could help.
+public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: String, Sendable {
+        /// HTTP 429.
+        case rateLimited = "rate_limited"
+        /// HTTP 5xx or an error event saying the service is overloaded.
+        case unavailable
+        case timeout
+        case connection
+        /// A response we could not parse.
+        case malformed
+        /// HTTP 4xx other than 429: our request or credentials are wrong; retrying will not help.
+        case rejected
+        /// The configuration is unusable (missing API key).
+        case misconfigured
+    }
+
+    public let kind: Kind
+    public let detail: String
+
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var isRetryable: Bool {
+        switch kind {
+        case .rateLimited, .unavailable, .timeout, .connection, .malformed: true
+        case .rejected, .misconfigured: false
+        }
+    }
+
+    public var description: String { "\(kind.rawValue): \(detail)" }
+}
+
+/// Rough token count for text a provider did not count for us: about four characters per token for
+/// English prose (OpenAI's rule of thumb). Usage rows computed this way are marked estimated.
+public enum TokenEstimate {
+    public static func count(_ text: String) -> Int {
+        text.isEmpty ? 0 : max(1, (text.unicodeScalars.count + 3) / 4)
+    }
+
+    public static func count(_ request: CompletionRequest) -> Int {
+        count(request.system) + request.messages.reduce(0) { $0 + count($1.content) + 4 }
+    }
+}

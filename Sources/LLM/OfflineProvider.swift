@@ -1,0 +1,93 @@
+import Foundation
+
+/// The built-in model: no network, no key, no cost. It writes a short, warm coaching reply to the last user
+/// message — it acknowledges, reflects the person's own words back, and asks one open question — and streams
+/// it word by word at a human reading pace. Deterministic: the same conversation gets the same reply.
+///
+/// It is what Hearth runs on when no provider is configured, so the product works out of the box; every
+/// reply is labelled `offline` and costs nothing.
+public struct OfflineProvider: LLMProvider {
+    public let kind = "offline"
+    public let model = "hearth-offline-1"
+    /// Pause between streamed words.
+    let pace: Duration
+
+    public init(pace: Duration = .milliseconds(35)) {
+        self.pace = pace
+    }
+
+    public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error> {
+        let reply = Self.reply(to: request)
+        let pace = self.pace
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                let words = reply.split(separator: " ", omittingEmptySubsequences: false)
+                for (index, word) in words.enumerated() {
+                    if index > 0 { try await Task.sleep(for: pace) }
+                    continuation.yield(.delta(index == 0 ? String(word) : " " + word))
+                }
+                continuation.yield(.usage(inputTokens: TokenEstimate.count(request), outputTokens: TokenEstimate.count(reply)))
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: - Composing the reply
+
+    static let acknowledgements = [
+        "Thank you for sharing that with me.",
+        "I'm really glad you brought this up.",
+        "That sounds like a lot to be holding right now.",
+        "I appreciate you being so open about this.",
+    ]
+
+    static let questions = [
+        "What feels most important to you about this right now?",
+        "If things went the way you hope, what would be different?",
+        "What is one small step that would feel doable this week?",
+        "What have you already tried, and what did you notice?",
+        "Who or what helps you feel more like yourself when this comes up?",
+    ]
+
+    static func reply(to request: CompletionRequest) -> String {
+        let last = request.messages.last(where: { $0.role == .user })?.content ?? ""
+        let seed = stableHash(last + "\u{1}" + String(request.messages.count))
+        let acknowledgement = acknowledgements[Int(seed % UInt64(acknowledgements.count))]
+        let question = questions[Int((seed / 7) % UInt64(questions.count))]
+        let reflection = reflect(last)
+        return [acknowledgement, reflection, question].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// Mirrors the heart of what the person said, in their words, with the pronouns turned around.
+    static func reflect(_ text: String) -> String {
+        let sentence = text
+            .split(whereSeparator: { ".!?\n".contains($0) })
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .max(by: { $0.count < $1.count }) ?? ""
+        let words = sentence.split(separator: " ").prefix(18).map { swapPerson(String($0)) }
+        guard words.count >= 3 else { return "I'd love to hear a little more about what's on your mind." }
+        return "It sounds like \(words.joined(separator: " "))."
+    }
+
+    static let swaps: [String: String] = [
+        "i": "you", "i'm": "you're", "im": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd",
+        "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "am": "are", "was": "were",
+    ]
+
+    static func swapPerson(_ word: String) -> String {
+        let trimmed = word.trimmingCharacters(in: .punctuationCharacters)
+        guard let swapped = swaps[trimmed.lowercased()] else { return trimmed }
+        return swapped
+    }
+
+    /// FNV-1a: stable across processes (Swift's `hashValue` is seeded per process).
+    static func stableHash(_ text: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,133 @@
+import AsyncHTTPClient
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// The transport both HTTP providers share: POST a JSON body, check the status, decode the
+/// `text/event-stream` answer, and enforce two timeouts — until the first event, and between events
+/// afterwards (a stalled stream is a failure, not a wait forever).
+struct StreamingHTTP: Sendable {
+    struct Timeouts: Sendable {
+        var firstEvent: Duration
+        var idle: Duration
+    }
+
+    let client: HTTPClient
+    let timeouts: Timeouts
+
+    func stream(
+        url: String, headers: [(String, String)], body: Data,
+        decode: @escaping @Sendable (ServerSentEventDecoder.Event) throws -> [CompletionEvent]?
+    ) -> AsyncThrowingStream<CompletionEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let progress = NIOLockedValueBox(Progress(deadline: .now + timeouts.firstEvent))
+            let consumer = Task {
+                do {
+                    var request = HTTPClientRequest(url: url)
+                    request.method = .POST
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.headers.add(name: "Accept", value: "text/event-stream")
+                    for (name, value) in headers { request.headers.add(name: name, value: value) }
+                    request.body = .bytes(ByteBuffer(bytes: body))
+                    let response = try await client.execute(request, timeout: .hours(1))
+                    guard response.status == .ok else {
+                        let text = (try? await response.body.collect(upTo: 16 * 1024)).map { String(buffer: $0) } ?? ""
+                        throw Self.error(status: response.status, body: text)
+                    }
+                    var decoder = ServerSentEventDecoder()
+                    var finished = false
+                    body: for try await chunk in response.body {
+                        for event in decoder.feed(chunk) {
+                            guard let events = try decode(event) else { finished = true; break body }
+                            for item in events {
+                                if case .delta = item { progress.withLockedValue { $0.sawEvent(idle: timeouts.idle) } }
+                                continuation.yield(item)
+                            }
+                        }
+                    }
+                    if !finished, let last = decoder.finish(), let events = try decode(last) {
+                        events.forEach { continuation.yield($0) }
+                    }
+                    continuation.finish()
+                } catch {
+                    let timedOut = progress.withLockedValue { $0.timedOut }
+                    continuation.finish(throwing: timedOut ? ProviderError(.timeout, "no data within the time limit") : Self.translate(error))
+                }
+            }
+            // The watchdog: cancels the consumer when the current deadline passes without progress.
+            let watchdog = Task {
+                while !Task.isCancelled {
+                    let deadline = progress.withLockedValue { $0.deadline }
+                    if ContinuousClock.now >= deadline {
+                        progress.withLockedValue { $0.timedOut = true }
+                        consumer.cancel()
+                        return
+                    }
+                    try? await Task.sleep(until: deadline, clock: .continuous)
+                }
+            }
+            continuation.onTermination = { _ in
+                consumer.cancel()
+                watchdog.cancel()
+            }
+        }
+    }
+
+    struct Progress: Sendable {
+        var deadline: ContinuousClock.Instant
+        var timedOut = false
+
+        mutating func sawEvent(idle: Duration) { deadline = .now + idle }
+    }
+
+    static func error(status: HTTPResponseStatus, body: String) -> ProviderError {
+        let detail = "HTTP \(status.code)" + (body.isEmpty ? "" : ": " + String(body.prefix(300)))
+        switch status.code {
+        case 429: return ProviderError(.rateLimited, detail)
+        case 408: return ProviderError(.timeout, detail)
+        case 500...599: return ProviderError(.unavailable, detail)
+        default: return ProviderError(.rejected, detail)
+        }
+    }
+
+    static func translate(_ error: any Error) -> ProviderError {
+        switch error {
+        case let error as ProviderError: return error
+        case is DecodingError: return ProviderError(.malformed, "unreadable stream data")
+        case is CancellationError: return ProviderError(.connection, "cancelled")
+        default: return ProviderError(.connection, String(describing: error).prefix(200).description)
+        }
+    }
+}
+
+/// Where an API key comes from: `env:NAME` or `file:/path`. Keys are never stored in the database or
+/// logged; only this reference is.
+public struct SecretReference: Sendable, Equatable, CustomStringConvertible {
+    public let reference: String
+
+    public init(_ reference: String) throws {
+        guard reference.hasPrefix("env:") || reference.hasPrefix("file:"), reference.count > 5 else {
+            throw ProviderError(.misconfigured, "a key reference must be env:NAME or file:/path")
+        }
+        self.reference = reference
+    }
+
+    public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+        if reference.hasPrefix("env:") {
+            let name = String(reference.dropFirst(4))
+            guard let value = environment[name], !value.isEmpty else {
+                throw ProviderError(.misconfigured, "environment variable \(name) is not set")
+            }
+            return value
+        }
+        let path = String(reference.dropFirst(5))
+        guard let value = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+              !value.isEmpty else {
+            throw ProviderError(.misconfigured, "secret file \(path) is missing or empty")
+        }
+        return value
+    }
+
+    public var description: String { reference }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import NIOConcurrencyHelpers
+
+/// How the mock answers. Defaults come from the command line (or the test); a request can override them
+/// with `X-Mock-*` headers; tests can also script faults for the next requests.
+public struct MockKnobs: Sendable, Equatable {
+    /// Delay before the first token.
+    public var timeToFirstToken: Duration = .zero
+    /// Streaming pace; 0 sends every token at once.
+    public var tokensPerSecond: Double = 0
+    /// Tokens in each answer.
+    public var responseTokens = 50
+
+    public init(timeToFirstToken: Duration = .zero, tokensPerSecond: Double = 0, responseTokens: Int = 50) {
+        self.timeToFirstToken = timeToFirstToken
+        self.tokensPerSecond = tokensPerSecond
+        self.responseTokens = responseTokens
+    }
+}
+
+/// A misbehaviour the mock can be told to show.
+public enum MockFault: Sendable, Equatable {
+    /// Answer with this HTTP status (429, 500, 503, 400, …) and an error body.
+    case status(Int)
+    /// Send the response head, then nothing, ever.
+    case stall
+    /// Stream this many tokens, then drop the connection.
+    case disconnect(afterTokens: Int)
+    /// Stream this many tokens, then a chunk that is not JSON.
+    case malformed(afterTokens: Int)
+
+    /// Parses the `X-Mock-Fault` header: `429`, `stall`, `disconnect:5`, `malformed:3`.
+    public init?(header: String) {
+        let parts = header.split(separator: ":", maxSplits: 1).map(String.init)
+        switch parts[0] {
+        case "stall": self = .stall
+        case "disconnect": self = .disconnect(afterTokens: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+        case "malformed": self = .malformed(afterTokens: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+        default:
+            guard let code = Int(parts[0]), (400...599).contains(code) else { return nil }
+            self = .status(code)
+        }
+    }
+}
+
+/// Shared, thread-safe state of a running mock: knobs, the fault script and a request counter.
+public final class MockLLMControls: Sendable {
+    private struct State {
+        var knobs: MockKnobs
+        var script: [MockFault?] = []
+        var requests = 0
+    }
+
+    private let state: NIOLockedValueBox<State>
+
+    public init(knobs: MockKnobs = .init()) {
+        state = .init(State(knobs: knobs))
+    }
+
+    public var knobs: MockKnobs {
+        get { state.withLockedValue { $0.knobs } }
+        set { state.withLockedValue { $0.knobs = newValue } }
+    }
+
+    /// The next requests behave as listed, in order (`nil` = normally); afterwards, normally again.
+    public func script(_ faults: [MockFault?]) {
+        state.withLockedValue { $0.script = faults }
+    }
+
+    /// Requests received so far.
+    public var requestCount: Int { state.withLockedValue { $0.requests } }
+
+    /// Counts the request and takes its scripted fault, if any.
+    func nextFault() -> MockFault? {
+        state.withLockedValue { state in
+            state.requests += 1
+            return state.script.isEmpty ? nil : state.script.removeFirst()
+        }
+    }
+}

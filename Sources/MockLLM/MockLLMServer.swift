@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// A real HTTP server that speaks OpenAI chat completions (`POST /v1/chat/completions`) and Anthropic
+/// Messages (`POST /v1/messages`), streaming and not, with usage — for load tests and for driving every
+/// failure path of Hearth's provider layer in integration tests.
+///
+/// Answers are deterministic filler words (`token0 token1 …`); what matters is timing and protocol.
+public enum MockLLMServer {
+    public static func buildRouter(controls: MockLLMControls) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.post("v1/chat/completions") { request, context in
+            try await answer(request, context: context, controls: controls, dialect: .openAI)
+        }
+        router.post("v1/messages") { request, context in
+            try await answer(request, context: context, controls: controls, dialect: .anthropic)
+        }
+        router.get("health") { _, _ in "ok" }
+        return router
+    }
+
+    public static func buildApplication(
+        controls: MockLLMControls, host: String = "127.0.0.1", port: Int = 0,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: buildRouter(controls: controls),
+            configuration: .init(address: .hostname(host, port: port), serverName: "hearth-mock-llm"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) }
+        )
+    }
+
+    enum Dialect { case openAI, anthropic }
+
+    struct Incoming: Decodable {
+        let stream: Bool?
+    }
+
+    static func answer(_ request: Request, context: some RequestContext, controls: MockLLMControls, dialect: Dialect) async throws -> Response {
+        let body = try await request.body.collect(upTo: 4 * 1024 * 1024)
+        let incoming = try JSONDecoder().decode(Incoming.self, from: body)
+        var knobs = controls.knobs
+        if let value = request.headers[values: HTTPField.Name("X-Mock-Tokens")!].first.flatMap(Int.init) { knobs.responseTokens = value }
+        if let value = request.headers[values: HTTPField.Name("X-Mock-TTFT-Ms")!].first.flatMap(Int.init) { knobs.timeToFirstToken = .milliseconds(value) }
+        if let value = request.headers[values: HTTPField.Name("X-Mock-TPS")!].first.flatMap(Double.init) { knobs.tokensPerSecond = value }
+        let scripted = controls.nextFault()
+        let fault = scripted ?? request.headers[values: HTTPField.Name("X-Mock-Fault")!].first.flatMap(MockFault.init(header:))
+        let promptTokens = max(1, body.readableBytes / 4)
+
+        if case .status(let code) = fault {
+            let status = HTTPResponse.Status(code: code)
+            let text = #"{"error":{"type":"mock_error","message":"mock fault \#(code)"}}"#
+            return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        if incoming.stream != true {
+            if knobs.timeToFirstToken > .zero { try await Task.sleep(for: knobs.timeToFirstToken) }
+            let text = (0..<knobs.responseTokens).map { "token\($0)" }.joined(separator: " ")
+            return Response(status: .ok, headers: [.contentType: "application/json"],
+                            body: .init(byteBuffer: ByteBuffer(string: whole(text, promptTokens: promptTokens, outputTokens: knobs.responseTokens, dialect: dialect))))
+        }
+        let settled = knobs
+        return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"], body: .init { writer in
+            let knobs = settled
+            if case .stall = fault {
+                // Connected but silent: only SSE comments, which carry no data. Writing them is also how
+                // the handler learns that the client has gone, so it ends instead of lingering.
+                while true {
+                    try await Task.sleep(for: .milliseconds(100))
+                    try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                }
+            }
+            if knobs.timeToFirstToken > .zero { try await Task.sleep(for: knobs.timeToFirstToken) }
+            let gap: Duration? = knobs.tokensPerSecond > 0 ? .nanoseconds(Int64(1_000_000_000 / knobs.tokensPerSecond)) : nil
+            var out = ByteBuffer()
+            if dialect == .anthropic {
+                out.writeString(event("message_start", #"{"type":"message_start","message":{"id":"msg_mock","role":"assistant","usage":{"input_tokens":\#(promptTokens),"output_tokens":1}}}"#))
+            }
+            for index in 0..<knobs.responseTokens {
+                switch fault {
+                case .disconnect(let after) where index == after:
+                    try await writer.write(out)
+                    throw MockDisconnect()
+                case .malformed(let after) where index == after:
+                    out.writeString("data: {\"choices\": [{\"delta\": \n\n")
+                    try await writer.write(out)
+                    try await writer.finish(nil)
+                    return
+                default:
+                    break
+                }
+                let token = (index == 0 ? "" : " ") + "token\(index)"
+                out.writeString(delta(token, dialect: dialect))
+                if let gap {
+                    try await writer.write(out)
+                    out.clear()
+                    try await Task.sleep(for: gap)
+                }
+            }
+            switch dialect {
+            case .openAI:
+                out.writeString(#"data: {"choices":[],"usage":{"prompt_tokens":\#(promptTokens),"completion_tokens":\#(knobs.responseTokens)}}"# + "\n\n")
+                out.writeString("data: [DONE]\n\n")
+            case .anthropic:
+                out.writeString(event("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":\#(knobs.responseTokens)}}"#))
+                out.writeString(event("message_stop", #"{"type":"message_stop"}"#))
+            }
+            try await writer.write(out)
+            try await writer.finish(nil)
+        })
+    }
+
+    static func delta(_ token: String, dialect: Dialect) -> String {
+        let escaped = token.replacingOccurrences(of: "\"", with: "\\\"")
+        switch dialect {
+        case .openAI:
+            return #"data: {"choices":[{"index":0,"delta":{"content":"\#(escaped)"}}]}"# + "\n\n"
+        case .anthropic:
+            return event("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\#(escaped)"}}"#)
+        }
+    }
+
+    static func event(_ name: String, _ data: String) -> String { "event: \(name)\ndata: \(data)\n\n" }
+
+    static func whole(_ text: String, promptTokens: Int, outputTokens: Int, dialect: Dialect) -> String {
+        switch dialect {
+        case .openAI:
+            return #"{"id":"chatcmpl-mock","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"\#(text)"},"finish_reason":"stop"}],"usage":{"prompt_tokens":\#(promptTokens),"completion_tokens":\#(outputTokens),"total_tokens":\#(promptTokens + outputTokens)}}"#
+        case .anthropic:
+            return #"{"id":"msg_mock","type":"message","role":"assistant","content":[{"type":"text","text":"\#(text)"}],"stop_reason":"end_turn","usage":{"input_tokens":\#(promptTokens),"output_tokens":\#(outputTokens)}}"#
+        }
+    }
+
+    /// Thrown from the body writer to drop the connection mid-stream.
+    struct MockDisconnect: Error {}
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LLM
+import MockLLM
+import Testing
+
+/// Two mock providers (primary and fallback) over real HTTP; faults scripted per request.
+@Suite struct ProviderChainTests {
+    func withMocks(_ body: @Sendable (MockLLMControls, MockLLMControls, ProviderChain) async throws -> Void) async throws {
+        let primary = MockLLMControls(knobs: .init(responseTokens: 3))
+        let fallback = MockLLMControls(knobs: .init(responseTokens: 3))
+        let primaryApp = Application(router: MockLLMServer.buildRouter(controls: primary), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let fallbackApp = Application(router: MockLLMServer.buildRouter(controls: fallback), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await primaryApp.test(.live) { primaryClient in
+            try await fallbackApp.test(.live) { fallbackClient in
+                var policy = ProviderChain.Policy()
+                policy.baseBackoff = .milliseconds(20)
+                let chain = ProviderChain(providers: [
+                    OpenAICompatibleProvider(model: "primary-model", baseURL: "http://127.0.0.1:\(primaryClient.port!)/v1", apiKey: nil,
+                                             client: .shared, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
+                    AnthropicProvider(model: "fallback-model", baseURL: "http://127.0.0.1:\(fallbackClient.port!)", apiKey: nil,
+                                      client: .shared, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
+                ], policy: policy)
+                try await body(primary, fallback, chain)
+            }
+        }
+    }
+
+    static let request = CompletionRequest(system: "s", messages: [.init(role: .user, content: "hi")])
+
+    func run(_ chain: ProviderChain) async -> (events: [ProviderChain.Event], failure: (any Error)?) {
+        var events: [ProviderChain.Event] = []
+        do {
+            for try await event in chain.stream(Self.request) { events.append(event) }
+            return (events, nil)
+        } catch {
+            return (events, error)
+        }
+    }
+
+    @Test func retryableErrorsAreRetriedOnTheSameProvider() async throws {
+        try await withMocks { primary, fallback, chain in
+            primary.script([.status(503), .status(429)])
+            let (events, failure) = await run(chain)
+            #expect(failure == nil)
+            #expect(events.first == .answering(kind: "openai", model: "primary-model"))
+            #expect(primary.requestCount == 3)
+            #expect(fallback.requestCount == 0)
+        }
+    }
+
+    @Test func aRejectedRequestGoesStraightToTheFallback() async throws {
+        try await withMocks { primary, fallback, chain in
+            primary.script([.status(400)])
+            let (events, failure) = await run(chain)
+            #expect(failure == nil)
+            #expect(events.first == .answering(kind: "anthropic", model: "fallback-model"))
+            #expect(primary.requestCount == 1)
+            #expect(fallback.requestCount == 1)
+        }
+    }
+
+    @Test func aStalledPrimaryFallsBack() async throws {
+        try await withMocks { primary, fallback, chain in
+            primary.script([.stall, .stall, .stall])
+            let (events, failure) = await run(chain)
+            #expect(failure == nil)
+            #expect(events.first == .answering(kind: "anthropic", model: "fallback-model"))
+            _ = fallback
+        }
+    }
+
+    @Test func whenEverythingFailsTheChainGivesUpWithinTheBudget() async throws {
+        try await withMocks { primary, fallback, chain in
+            primary.script(Array(repeating: .status(503), count: 10))
+            fallback.script(Array(repeating: .status(500), count: 10))
+            let started = ContinuousClock.now
+            let (events, failure) = await run(chain)
+            let elapsed = ContinuousClock.now - started
+            #expect(events.isEmpty)
+            guard case .unavailable(let errors)? = failure as? ProviderChain.ChainFailure else {
+                Issue.record("expected unavailable, got \(String(describing: failure))")
+                return
+            }
+            #expect(errors.count == 6)
+            #expect(errors.allSatisfy { $0.kind == .unavailable })
+            #expect(elapsed < .seconds(3))
+        }
+    }
+
+    @Test func aFailureAfterTextIsAnInterruptionNotARetry() async throws {
+        try await withMocks { primary, fallback, chain in
+            primary.script([.disconnect(afterTokens: 2)])
+            let (events, failure) = await run(chain)
+            #expect(events == [.answering(kind: "openai", model: "primary-model"), .delta("token0"), .delta(" token1")])
+            guard case .interrupted? = failure as? ProviderChain.ChainFailure else {
+                Issue.record("expected interrupted, got \(String(describing: failure))")
+                return
+            }
+            #expect(primary.requestCount == 1)
+            #expect(fallback.requestCount == 0)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import HearthTestSupport
+import Hummingbird
+import HummingbirdTesting
+import LLM
+import MockLLM
+import NIOCore
+import Testing
+import AsyncHTTPClient
+
+@Suite struct ServerSentEventDecoderTests {
+    @Test func decodesEventsSplitAcrossChunksAndLineEndings() {
+        var decoder = ServerSentEventDecoder()
+        var events: [ServerSentEventDecoder.Event] = []
+        for chunk in ["event: a\r\nda", "ta: one\ndata: two\n", "\n: comment\ndata:three\n\n", "data: tail"] {
+            events += decoder.feed(ByteBuffer(string: chunk))
+        }
+        #expect(events == [.init(event: "a", data: "one\ntwo"), .init(data: "three")])
+        #expect(decoder.finish() == .init(data: "tail"))
+    }
+}
+
+@Suite struct OfflineProviderTests {
+    @Test func repliesWarmlyDeterministicallyAndReflectsTheUser() async throws {
+        let provider = OfflineProvider(pace: .zero)
+        let request = CompletionRequest(system: "You are a coach.", messages: [.init(role: .user, content: "I feel stuck at my job and I don't know what to do next.")])
+        let first = try await collect(provider.stream(request))
+        let second = try await collect(provider.stream(request))
+        #expect(first == second)
+        let text = first.text
+        #expect(text.contains("you feel stuck at your job"))
+        #expect(text.hasSuffix("?"))
+        #expect(text.filter { $0 == "?" }.count == 1)
+        #expect(first.usage != nil)
+        #expect(provider.kind == "offline")
+    }
+}
+
+/// The HTTP providers against the mock, over real HTTP on loopback.
+@Suite struct HTTPProviderTests {
+    func withMock(_ knobs: MockKnobs = .init(responseTokens: 5), _ body: @Sendable (MockLLMControls, String) async throws -> Void) async throws {
+        let controls = MockLLMControls(knobs: knobs)
+        let app = Application(router: MockLLMServer.buildRouter(controls: controls), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in try await body(controls, "http://127.0.0.1:\(client.port!)") }
+    }
+
+    func openAI(_ base: String, firstEvent: Duration = .seconds(5)) -> OpenAICompatibleProvider {
+        OpenAICompatibleProvider(model: "gpt-test", baseURL: base + "/v1", apiKey: "sk-test", client: .shared, firstEventTimeout: firstEvent, idleTimeout: .seconds(5))
+    }
+
+    func anthropic(_ base: String) -> AnthropicProvider {
+        AnthropicProvider(model: "claude-test", baseURL: base, apiKey: "sk-ant", client: .shared, firstEventTimeout: .seconds(5), idleTimeout: .seconds(5))
+    }
+
+    static let request = CompletionRequest(system: "Be kind.", messages: [.init(role: .user, content: "Hello there")])
+
+    @Test func openAIStreamsTextAndUsage() async throws {
+        try await withMock { _, base in
+            let result = try await collect(openAI(base).stream(Self.request))
+            #expect(result.text == "token0 token1 token2 token3 token4")
+            #expect(result.usage?.1 == 5)
+        }
+    }
+
+    @Test func anthropicStreamsTextAndUsage() async throws {
+        try await withMock { _, base in
+            let result = try await collect(anthropic(base).stream(Self.request))
+            #expect(result.text == "token0 token1 token2 token3 token4")
+            #expect(result.usage?.1 == 5)
+            #expect((result.usage?.0 ?? 0) > 0)
+        }
+    }
+
+    @Test(arguments: [(429, ProviderError.Kind.rateLimited), (500, .unavailable), (503, .unavailable), (400, .rejected), (401, .rejected)])
+    func statusesMapToKinds(_ status: Int, _ kind: ProviderError.Kind) async throws {
+        try await withMock { controls, base in
+            controls.script([.status(status)])
+            do {
+                _ = try await collect(openAI(base).stream(Self.request))
+                Issue.record("expected a failure")
+            } catch let error as ProviderError {
+                #expect(error.kind == kind)
+            }
+        }
+    }
+
+    @Test func aStallIsATimeout() async throws {
+        try await withMock { controls, base in
+            controls.script([.stall])
+            await #expect(throws: ProviderError(.timeout, "no data within the time limit")) {
+                _ = try await collect(openAI(base, firstEvent: .milliseconds(300)).stream(Self.request))
+            }
+        }
+    }
+
+    @Test func aMalformedChunkAndADisconnectFailAfterPartialText() async throws {
+        try await withMock { controls, base in
+            controls.script([.malformed(afterTokens: 2), .disconnect(afterTokens: 3)])
+            var received: [String] = []
+            do {
+                for try await event in openAI(base).stream(Self.request) { if case .delta(let text) = event { received.append(text) } }
+                Issue.record("expected malformed")
+            } catch let error as ProviderError {
+                #expect(error.kind == .malformed)
+                #expect(received == ["token0", " token1"])
+            }
+            received = []
+            do {
+                for try await event in anthropic(base).stream(Self.request) { if case .delta(let text) = event { received.append(text) } }
+                Issue.record("expected a disconnect")
+            } catch let error as ProviderError {
+                #expect(error.isRetryable)
+                #expect(received.count == 3)
+            }
+        }
+    }
+}
+
+struct Collected: Equatable {
+    var text = ""
+    var usage: (Int, Int)?
+    static func == (lhs: Collected, rhs: Collected) -> Bool { lhs.text == rhs.text && lhs.usage?.0 == rhs.usage?.0 && lhs.usage?.1 == rhs.usage?.1 }
+}
+
+func collect(_ stream: AsyncThrowingStream<CompletionEvent, any Error>) async throws -> Collected {
+    var result = Collected()
+    for try await event in stream {
+        switch event {
+        case .delta(let text): result.text += text
+        case .usage(let input, let output): result.usage = (input, output)
+        }
+    }
+    return result
+}
