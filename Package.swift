@@ -90,6 +90,7 @@ let package = Package(
             dependencies: [
                 "HearthPlatform", "Accounts", "LLM",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

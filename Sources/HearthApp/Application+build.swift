@@ -1,5 +1,6 @@
 import Accounts
 import AsyncHTTPClient
+import Coaching
 import Foundation
 import HearthPlatform
 import Hummingbird
@@ -40,6 +41,10 @@ public func buildApplication(
     let identified = api.group().add(middleware: AccessTokenMiddleware(accounts: accounts))
     AuthController(accounts: accounts).addRoutes(public: api, identified: identified)
     MeController(accounts: accounts).addRoutes(to: identified)
+    let conversations = Conversations(database: database, keyRing: keyRing)
+    let turn = ChatTurn(database: database, keyRing: keyRing, factory: ProviderFactory(client: .shared, options: config.llm))
+    ThreadsController(conversations: conversations).addRoutes(to: identified)
+    MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
     configureRouter?(router)
 
     var app = Application(

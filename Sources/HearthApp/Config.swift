@@ -1,4 +1,5 @@
 import Accounts
+import Coaching
 import Foundation
 import HearthPlatform
 import Logging
@@ -24,6 +25,7 @@ public struct Config: Sendable {
     /// Where `migrations/`, `public/`, `templates/` and `docs/openapi.yaml` are read from.
     public var resourcesDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     public var accounts = AccountsConfiguration()
+    public var llm = ProviderFactory.Options()
 
     public init() {}
 
@@ -71,6 +73,9 @@ public struct Config: Sendable {
         if let jwks = reader.string("HEARTH_APPLE_JWKS_URL") {
             config.accounts.appleJWKS = try reader.parse("HEARTH_APPLE_JWKS_URL", jwks, JWKSProvider.Source.init)
         }
+        config.llm.offlinePace = .milliseconds(try reader.integer("HEARTH_OFFLINE_PACE_MS", default: 35, range: 0...2000))
+        config.llm.firstTokenTimeout = .seconds(try reader.integer("HEARTH_LLM_FIRST_TOKEN_TIMEOUT_SECONDS", default: 10, range: 1...300))
+        config.llm.idleTimeout = .seconds(try reader.integer("HEARTH_LLM_IDLE_TIMEOUT_SECONDS", default: 30, range: 1...600))
         if let unknown = reader.unknownKeys().first {
             throw ConfigError("\(unknown) is not a Hearth setting (see docs/configuration.md)")
         }

@@ -3,6 +3,7 @@ import Foundation
 /// The built-in model: no network, no key, no cost. It writes a short, warm coaching reply to the last user
 /// message — it acknowledges, reflects the person's own words back, and asks one open question — and streams
 /// it word by word at a human reading pace. Deterministic: the same conversation gets the same reply.
+/// It reports no token counts (it has no tokenizer), so its usage rows are marked estimated.
 ///
 /// It is what Hearth runs on when no provider is configured, so the product works out of the box; every
 /// reply is labelled `offline` and costs nothing.
@@ -26,7 +27,6 @@ public struct OfflineProvider: LLMProvider {
                     if index > 0 { try await Task.sleep(for: pace) }
                     continuation.yield(.delta(index == 0 ? String(word) : " " + word))
                 }
-                continuation.yield(.usage(inputTokens: TokenEstimate.count(request), outputTokens: TokenEstimate.count(reply)))
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }

@@ -23,6 +23,8 @@ public struct TestHearth: Sendable {
         config.resourcesDirectory = TestPaths.repositoryRoot
         // Real argon2id at a lower cost than production, so the suite stays quick.
         config.accounts.passwordCost = .init(memoryKiB: 1024, iterations: 1, parallelism: 1)
+        // The offline model streams at full speed in tests.
+        config.llm.offlinePace = .zero
         customise(&config)
         return TestHearth(config: config, databases: databases)
     }

@@ -31,7 +31,7 @@ import AsyncHTTPClient
         #expect(text.contains("you feel stuck at your job"))
         #expect(text.hasSuffix("?"))
         #expect(text.filter { $0 == "?" }.count == 1)
-        #expect(first.usage != nil)
+        #expect(first.usage == nil) // no tokenizer: the turn estimates and says so
         #expect(provider.kind == "offline")
     }
 }

@@ -1,0 +1,91 @@
+import Accounts
+import Crypto
+import Foundation
+import HearthPlatform
+import Logging
+import PostgresNIO
+
+/// Threads and stored messages: everything but generating answers (that is ``ChatTurn``).
+public struct Conversations: Sendable {
+    let database: Database
+    let keys: UserDataKeys
+    let threads: ThreadStore
+    let messages: MessageStore
+    let usage: UsageStore
+
+    public init(database: Database, keyRing: KeyRing) {
+        self.database = database
+        self.keys = UserDataKeys(keyRing: keyRing, logger: database.logger)
+        self.threads = ThreadStore(logger: database.logger)
+        self.messages = MessageStore(logger: database.logger)
+        self.usage = UsageStore(logger: database.logger)
+    }
+
+    func create(tenant: Tenant, identity: Identity, sessionType: SessionType, title: String?) async throws -> ThreadView {
+        try await withKey(tenant, identity) { connection, key in
+            try await threads.create(tenantID: tenant.id, userID: identity.userID, sessionType: sessionType, title: title, key: key, on: connection)
+        }
+    }
+
+    func list(tenant: Tenant, identity: Identity, limit: Int, cursor: Cursor?) async throws -> ThreadList {
+        try await withKey(tenant, identity) { connection, key in
+            try await threads.list(userID: identity.userID, limit: limit, before: cursor, key: key, on: connection)
+        }
+    }
+
+    func thread(tenant: Tenant, identity: Identity, id: UUID) async throws -> ThreadView {
+        try await withKey(tenant, identity) { connection, key in
+            guard let thread = try await threads.get(id, userID: identity.userID, key: key, on: connection) else { throw Self.noThread }
+            return thread
+        }
+    }
+
+    func rename(tenant: Tenant, identity: Identity, id: UUID, title: String?) async throws -> ThreadView {
+        try await withKey(tenant, identity) { connection, key in
+            guard try await threads.rename(id, userID: identity.userID, title: title, key: key, on: connection),
+                  let thread = try await threads.get(id, userID: identity.userID, key: key, on: connection)
+            else { throw Self.noThread }
+            return thread
+        }
+    }
+
+    func delete(tenant: Tenant, identity: Identity, id: UUID) async throws {
+        let deleted = try await database.withTenant(tenant.id) { connection in
+            try await threads.delete(id, userID: identity.userID, on: connection)
+        }
+        guard deleted else { throw Self.noThread }
+    }
+
+    func deleteAll(tenant: Tenant, identity: Identity) async throws -> Int {
+        try await database.withTenant(tenant.id) { connection in
+            try await threads.deleteAll(userID: identity.userID, on: connection)
+        }
+    }
+
+    func messages(tenant: Tenant, identity: Identity, threadID: UUID, order: MessageStore.Order, limit: Int, cursor: Cursor?) async throws -> MessagePage {
+        try await withKey(tenant, identity) { connection, key in
+            guard try await threads.sessionType(of: threadID, userID: identity.userID, on: connection) != nil else { throw Self.noThread }
+            return try await messages.page(threadID: threadID, order: order, limit: limit, after: cursor, key: key, on: connection)
+        }
+    }
+
+    func message(tenant: Tenant, identity: Identity, threadID: UUID, id: UUID) async throws -> (MessageView, Usage?) {
+        try await withKey(tenant, identity) { connection, key in
+            guard let message = try await messages.message(id, threadID: threadID, userID: identity.userID, key: key, on: connection) else {
+                throw APIError.notFound("No such message.")
+            }
+            return (message, try await usage.find(messageID: id, on: connection))
+        }
+    }
+
+    private func withKey<T: Sendable>(_ tenant: Tenant, _ identity: Identity, _ body: (PostgresConnection, SymmetricKey) async throws -> T) async throws -> T {
+        try await database.withTenant(tenant.id) { connection in
+            guard let key = try await keys.key(for: identity.userID, on: connection) else {
+                throw APIError.unauthorized("authentication_required", "This account no longer exists.")
+            }
+            return try await body(connection, key)
+        }
+    }
+
+    static let noThread = APIError.notFound("No such thread.")
+}

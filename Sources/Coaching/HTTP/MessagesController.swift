@@ -1,0 +1,183 @@
+import Foundation
+import HearthPlatform
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `/v1/threads/{threadID}/messages`: history, sending a message (the streamed turn), resuming a stream,
+/// and retrying an interrupted answer.
+///
+/// A send or retry answers `text/event-stream` when the client accepts it, otherwise JSON once the answer is
+/// complete. Event vocabulary: docs/api.md.
+public struct MessagesController<Context: HearthRequestContextProtocol>: Sendable {
+    struct SendRequest: Decodable {
+        let content: String
+    }
+
+    /// The JSON answer to a send or retry.
+    struct TurnResponse: ResponseEncodable {
+        struct Failure: Encodable { let code: String; let retryable: Bool }
+        let userMessageId: UUID
+        let assistantMessage: MessageView
+        let usage: Usage?
+        let error: Failure?
+    }
+
+    let conversations: Conversations
+    let turn: ChatTurn
+
+    static var maxContentLength: Int { 8000 }
+
+    public init(conversations: Conversations, turn: ChatTurn) {
+        self.conversations = conversations
+        self.turn = turn
+    }
+
+    public func addRoutes(to group: RouterGroup<Context>) {
+        group.get("threads/:threadID/messages", use: list)
+        group.post("threads/:threadID/messages", use: send)
+        group.get("threads/:threadID/messages/:messageID", use: show)
+        group.get("threads/:threadID/messages/:messageID/events", use: events)
+        group.post("threads/:threadID/messages/:messageID/retry", use: retry)
+    }
+
+    @Sendable func list(_ request: Request, context: Context) async throws -> MessagePage {
+        let query = request.uri.queryParameters
+        let page = try PageParameters(query)
+        let order: MessageStore.Order
+        switch query.get("order") {
+        case nil, "newest": order = .newest
+        case "oldest": order = .oldest
+        default: throw APIError.validation("order must be newest or oldest.")
+        }
+        return try await conversations.messages(tenant: context.requireTenant(), identity: context.requireIdentity(),
+                                                threadID: ThreadsController<Context>.threadID(context), order: order, limit: page.limit, cursor: page.cursor)
+    }
+
+    @Sendable func show(_ request: Request, context: Context) async throws -> MessageView {
+        try await conversations.message(tenant: context.requireTenant(), identity: context.requireIdentity(),
+                                        threadID: ThreadsController<Context>.threadID(context), id: Self.messageID(context)).0
+    }
+
+    @Sendable func send(_ request: Request, context: Context) async throws -> Response {
+        let tenant = try context.requireTenant()
+        let identity = try context.requireIdentity()
+        let threadID = try ThreadsController<Context>.threadID(context)
+        let idempotencyKey = try Self.idempotencyKey(request)
+        let body = try await request.decode(as: SendRequest.self, context: context)
+        let content = body.content.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !content.isEmpty else { throw APIError.validation("The message is empty.") }
+        guard content.count <= Self.maxContentLength else {
+            throw APIError.validation("Messages can be at most \(Self.maxContentLength) characters.")
+        }
+        let start = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content, idempotencyKey: idempotencyKey)
+        return try await respond(start, request: request, context: context, tenant: tenant, identity: identity)
+    }
+
+    @Sendable func retry(_ request: Request, context: Context) async throws -> Response {
+        let tenant = try context.requireTenant()
+        let identity = try context.requireIdentity()
+        let generation = try await turn.retry(tenant: tenant, identity: identity,
+                                              threadID: ThreadsController<Context>.threadID(context), assistantMessageID: Self.messageID(context))
+        return try await respond(.generating(generation), request: request, context: context, tenant: tenant, identity: identity)
+    }
+
+    /// Reconnecting to an answer: resumes a generation in flight on this instance after `Last-Event-ID`,
+    /// otherwise replays the stored message.
+    @Sendable func events(_ request: Request, context: Context) async throws -> Response {
+        let tenant = try context.requireTenant()
+        let identity = try context.requireIdentity()
+        let threadID = try ThreadsController<Context>.threadID(context)
+        let messageID = try Self.messageID(context)
+        // Ownership first: the message must be this user's, in this thread.
+        let (message, _) = try await conversations.message(tenant: tenant, identity: identity, threadID: threadID, id: messageID)
+        guard message.role == "assistant" else { throw APIError.notFound("No such answer.") }
+        let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap(Int.init) ?? 0
+        if let generation = turn.inFlight(messageID) {
+            return Self.stream(await generation.subscribe(after: lastEventID))
+        }
+        return try await respond(.stored(threadID: threadID, userMessageID: message.replyTo ?? messageID, assistantMessageID: messageID),
+                                 request: request, context: context, tenant: tenant, identity: identity, forceStream: true)
+    }
+
+    // MARK: - Answering
+
+    private func respond(_ start: ChatTurn.Start, request: Request, context: Context, tenant: Tenant, identity: Identity,
+                         forceStream: Bool = false) async throws -> Response {
+        let wantsStream = forceStream || (request.headers[.accept]?.contains("text/event-stream") ?? false)
+        switch start {
+        case .generating(let generation):
+            if wantsStream { return Self.stream(await generation.subscribe()) }
+            let outcome = await generation.result()
+            let message = MessageView(id: generation.assistantMessageID, role: "assistant", content: outcome.content, status: outcome.status,
+                                      replyTo: generation.userMessageID, provider: outcome.provider, model: outcome.model, createdAt: Date())
+            return try TurnResponse(userMessageId: generation.userMessageID, assistantMessage: message, usage: outcome.usage,
+                                    error: outcome.errorCode.map { .init(code: $0, retryable: true) })
+                .response(from: request, context: context)
+        case .stored(let threadID, let userMessageID, let assistantMessageID):
+            let (message, usage) = try await conversations.message(tenant: tenant, identity: identity, threadID: threadID, id: assistantMessageID)
+            guard message.status != .streaming else {
+                throw APIError.conflict("generation_in_progress", "This answer is still being generated by another server. Try again shortly.")
+            }
+            let failure: TurnResponse.Failure? = switch message.status {
+            case .interrupted: .init(code: "provider_interrupted", retryable: true)
+            case .failed: .init(code: "providers_unavailable", retryable: true)
+            default: nil
+            }
+            if wantsStream { return Self.stream(Self.replay(message, userMessageID: userMessageID, threadID: threadID, usage: usage, failure: failure)) }
+            return try TurnResponse(userMessageId: userMessageID, assistantMessage: message, usage: usage, error: failure)
+                .response(from: request, context: context)
+        }
+    }
+
+    /// A stored answer as the same event vocabulary a live one uses.
+    static func replay(_ message: MessageView, userMessageID: UUID, threadID: UUID, usage: Usage?, failure: TurnResponse.Failure?) -> AsyncStream<ServerSentEvent> {
+        let replaying = Generation(threadID: threadID, userMessageID: userMessageID, assistantMessageID: message.id)
+        return AsyncStream { continuation in
+            Task {
+                await replaying.emit("start", StartEvent(threadId: threadID, userMessageId: userMessageID, assistantMessageId: message.id))
+                if !message.content.isEmpty { await replaying.emit("delta", DeltaEvent(text: message.content)) }
+                if let failure {
+                    await replaying.emit("error", ErrorEvent(code: failure.code, message: "This answer did not complete. Retry to regenerate it.",
+                                                             retryable: failure.retryable, assistantMessageId: message.id, status: message.status))
+                } else {
+                    await replaying.emit("done", DoneEvent(assistantMessageId: message.id, status: message.status, provider: message.provider ?? "",
+                                                           model: message.model ?? "", usage: usage ?? Usage(inputTokens: 0, outputTokens: 0, estimated: true, costMicros: 0)))
+                }
+                await replaying.finish(.init(content: message.content, status: message.status, provider: message.provider, model: message.model, usage: usage, errorCode: failure?.code))
+                for await event in await replaying.subscribe() { continuation.yield(event) }
+                continuation.finish()
+            }
+        }
+    }
+
+    static func stream(_ events: AsyncStream<ServerSentEvent>) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-cache", HTTPField.Name("X-Accel-Buffering")!: "no"],
+            body: ResponseBody { writer in
+                var buffer = ByteBuffer()
+                for await event in events {
+                    buffer.clear()
+                    event.write(into: &buffer)
+                    // A client that has gone away makes this throw; the generation carries on regardless.
+                    try await writer.write(buffer)
+                }
+                try await writer.finish(nil)
+            }
+        )
+    }
+
+    static func messageID(_ context: Context) throws -> UUID {
+        guard let id = context.parameters.get("messageID").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("No such message.") }
+        return id
+    }
+
+    static func idempotencyKey(_ request: Request) throws -> String? {
+        guard let key = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
+        guard (1...128).contains(key.count), key.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 32 && $0.value < 127 }) else {
+            throw APIError.badRequest("invalid_idempotency_key", "Idempotency-Key must be 1–128 visible ASCII characters.")
+        }
+        return key
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Hummingbird
+
+/// The kinds of session a thread can be (Serenity's session types); they shape the coach's instructions.
+public enum SessionType: String, Codable, Sendable, CaseIterable {
+    case freeform
+    case checkIn = "check_in"
+    case guidedExercise = "guided_exercise"
+    case crisisSupport = "crisis_support"
+    case goalReview = "goal_review"
+}
+
+public struct ThreadView: ResponseEncodable, Sendable, Equatable {
+    public let id: UUID
+    public let title: String?
+    public let sessionType: SessionType
+    public let createdAt: Date
+    public let updatedAt: Date
+}
+
+public struct ThreadList: ResponseEncodable, Sendable {
+    public let threads: [ThreadView]
+    public let nextCursor: String?
+}
+
+public enum MessageStatus: String, Codable, Sendable {
+    /// Stored in full.
+    case complete
+    /// Being generated right now.
+    case streaming
+    /// The provider failed part-way; the partial text is kept and the answer can be retried.
+    case interrupted
+    /// No provider could answer; the content is the "temporarily unavailable" text; can be retried.
+    case failed
+}
+
+public struct MessageView: ResponseEncodable, Sendable, Equatable {
+    public let id: UUID
+    public let role: String
+    public let content: String
+    public let status: MessageStatus
+    public let replyTo: UUID?
+    public let provider: String?
+    public let model: String?
+    public let createdAt: Date
+}
+
+public struct MessagePage: ResponseEncodable, Sendable {
+    public let messages: [MessageView]
+    /// Pass as `cursor` for the next page; absent on the last page.
+    public let nextCursor: String?
+}
+
+/// An opaque pagination cursor over an increasing sequence number.
+struct Cursor {
+    let position: Int64
+
+    init(position: Int64) { self.position = position }
+
+    init?(_ string: String) {
+        guard string.hasPrefix("c"), let value = Int64(string.dropFirst(), radix: 36), value >= 0 else { return nil }
+        position = value
+    }
+
+    var string: String { "c" + String(position, radix: 36) }
+}

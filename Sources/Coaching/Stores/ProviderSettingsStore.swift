@@ -1,0 +1,60 @@
+import Foundation
+import HearthPlatform
+import Logging
+import PostgresNIO
+
+/// One of a tenant's configured providers (`tenant_llm_providers`).
+public struct ProviderSetting: Sendable, Equatable {
+    public enum Position: Int, Sendable { case primary = 0, fallback = 1 }
+
+    public let position: Position
+    public let kind: String
+    public let model: String
+    public let baseURL: String?
+    /// `env:NAME` or `file:/path`; the key itself is never stored.
+    public let apiKeyReference: String?
+
+    public init(position: Position, kind: String, model: String, baseURL: String?, apiKeyReference: String?) {
+        self.position = position
+        self.kind = kind
+        self.model = model
+        self.baseURL = baseURL
+        self.apiKeyReference = apiKeyReference
+    }
+}
+
+/// Owns `tenant_llm_providers`.
+public struct ProviderSettingsStore: Sendable {
+    let logger: Logger
+
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    public func settings(on connection: PostgresConnection) async throws -> [ProviderSetting] {
+        let rows = try await connection.query(
+            "SELECT position, kind, model, base_url, api_key_ref FROM tenant_llm_providers ORDER BY position", logger: logger
+        )
+        var settings: [ProviderSetting] = []
+        for try await (position, kind, model, url, key) in rows.decode((Int, String, String, String?, String?).self) {
+            settings.append(ProviderSetting(position: ProviderSetting.Position(rawValue: position) ?? .primary, kind: kind, model: model, baseURL: url, apiKeyReference: key))
+        }
+        return settings
+    }
+
+    public func save(_ setting: ProviderSetting, tenantID: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO tenant_llm_providers (tenant_id, position, kind, model, base_url, api_key_ref)
+            VALUES (\(tenantID), \(setting.position.rawValue), \(setting.kind), \(setting.model), \(setting.baseURL), \(setting.apiKeyReference))
+            ON CONFLICT (tenant_id, position) DO UPDATE SET
+                kind = excluded.kind, model = excluded.model, base_url = excluded.base_url, api_key_ref = excluded.api_key_ref
+            """,
+            logger: logger
+        )
+    }
+
+    public func remove(_ position: ProviderSetting.Position, on connection: PostgresConnection) async throws {
+        try await connection.query("DELETE FROM tenant_llm_providers WHERE position = \(position.rawValue)", logger: logger)
+    }
+}

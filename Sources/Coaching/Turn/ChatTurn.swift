@@ -1,0 +1,257 @@
+import Accounts
+import Crypto
+import Foundation
+import HearthPlatform
+import LLM
+import Logging
+import PostgresNIO
+
+/// The chat turn (the hot path), as ARCHITECTURE.md lays it out:
+/// 1. the user message is committed before any provider call (with its idempotency key);
+/// 2. the prompt is assembled from the thread in the same transaction;
+/// 3. the answer streams from the tenant's provider chain into a server-owned ``Generation``;
+/// 4. the assistant message and its usage record are written in one transaction; then `done`.
+public struct ChatTurn: Sendable {
+    /// What a send or retry led to.
+    enum Start: Sendable {
+        case generating(Generation)
+        /// Already answered earlier (an idempotent replay, or a generation no longer in flight here).
+        case stored(threadID: UUID, userMessageID: UUID, assistantMessageID: UUID)
+    }
+
+    let database: Database
+    let keys: UserDataKeys
+    let threads: ThreadStore
+    let messages: MessageStore
+    let usage: UsageStore
+    let providerSettings: ProviderSettingsStore
+    let factory: ProviderFactory
+    let registry = GenerationRegistry()
+    let prompt = PromptBuilder()
+    let logger: Logger
+
+    /// Messages of history sent to the provider at most (then trimmed to the token budget).
+    static let historyLimit = 40
+    static let unavailableAnswer =
+        "I'm sorry — I can't answer right now because the coaching service is temporarily unavailable. Please try again in a moment."
+
+    public init(database: Database, keyRing: KeyRing, factory: ProviderFactory) {
+        self.database = database
+        self.keys = UserDataKeys(keyRing: keyRing, logger: database.logger)
+        self.threads = ThreadStore(logger: database.logger)
+        self.messages = MessageStore(logger: database.logger)
+        self.usage = UsageStore(logger: database.logger)
+        self.providerSettings = ProviderSettingsStore(logger: database.logger)
+        self.factory = factory
+        self.logger = database.logger
+    }
+
+    func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?) async throws -> Start {
+        let prepared = try await database.withTenant(tenant.id) { connection -> Prepared? in
+            guard let sessionType = try await threads.sessionType(of: threadID, userID: identity.userID, on: connection) else {
+                throw APIError.notFound("No such thread.")
+            }
+            if let idempotencyKey, let earlier = try await messages.exchange(idempotencyKey: idempotencyKey, threadID: threadID, on: connection) {
+                return Prepared.replay(earlier)
+            }
+            let key = try await dataKey(identity, connection)
+            guard let userMessageID = try await messages.insertUserMessage(
+                tenantID: tenant.id, threadID: threadID, userID: identity.userID, content: content,
+                idempotencyKey: idempotencyKey, key: key, on: connection
+            ) else {
+                return nil // a concurrent send with the same key won the insert; replay it below
+            }
+            let assistantMessageID = try await messages.insertAssistantPlaceholder(
+                tenantID: tenant.id, threadID: threadID, userID: identity.userID, replyTo: userMessageID, key: key, on: connection
+            )
+            try await threads.touch(threadID, on: connection)
+            let conversation = try await messages.recentConversation(threadID: threadID, limit: Self.historyLimit, upTo: userMessageID, key: key, on: connection)
+            let settings = try await providerSettings.settings(on: connection)
+            return .fresh(.init(userMessageID: userMessageID, assistantMessageID: assistantMessageID, sessionType: sessionType,
+                                conversation: conversation, settings: settings))
+        }
+        switch prepared {
+        case .fresh(let turn)?:
+            return .generating(begin(turn, tenant: tenant, identity: identity, threadID: threadID))
+        case .replay(let exchange)?:
+            return replay(exchange, threadID: threadID)
+        case nil:
+            let exchange = try await database.withTenant(tenant.id) { connection in
+                try await messages.exchange(idempotencyKey: idempotencyKey ?? "", threadID: threadID, on: connection)
+            }
+            guard let exchange else { throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.") }
+            return replay(exchange, threadID: threadID)
+        }
+    }
+
+    /// Regenerates an interrupted or failed answer in place.
+    func retry(tenant: Tenant, identity: Identity, threadID: UUID, assistantMessageID: UUID) async throws -> Generation {
+        guard registry.find(assistantMessageID) == nil else {
+            throw APIError.conflict("generation_in_progress", "This answer is still being generated.")
+        }
+        let turn = try await database.withTenant(tenant.id) { connection -> Prepared.Turn in
+            guard let sessionType = try await threads.sessionType(of: threadID, userID: identity.userID, on: connection) else {
+                throw APIError.notFound("No such thread.")
+            }
+            let key = try await dataKey(identity, connection)
+            guard let replyTo = try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: key, on: connection) else {
+                throw APIError.conflict("not_retryable", "Only an interrupted or failed answer can be retried.")
+            }
+            let conversation = try await messages.recentConversation(threadID: threadID, limit: Self.historyLimit, upTo: replyTo, key: key, on: connection)
+            return .init(userMessageID: replyTo, assistantMessageID: assistantMessageID, sessionType: sessionType,
+                         conversation: conversation, settings: try await providerSettings.settings(on: connection))
+        }
+        return begin(turn, tenant: tenant, identity: identity, threadID: threadID)
+    }
+
+    func inFlight(_ assistantMessageID: UUID) -> Generation? {
+        registry.find(assistantMessageID)
+    }
+
+    // MARK: - Generating
+
+    enum Prepared: Sendable {
+        struct Turn: Sendable {
+            let userMessageID: UUID
+            let assistantMessageID: UUID
+            let sessionType: SessionType
+            let conversation: [ChatMessage]
+            let settings: [ProviderSetting]
+        }
+
+        case fresh(Turn)
+        case replay(MessageStore.Exchange)
+    }
+
+    private func replay(_ exchange: MessageStore.Exchange, threadID: UUID) -> Start {
+        if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
+        return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
+    }
+
+    private func begin(_ turn: Prepared.Turn, tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
+        let generation = Generation(threadID: threadID, userMessageID: turn.userMessageID, assistantMessageID: turn.assistantMessageID)
+        registry.add(generation)
+        let request = prompt.request(sessionType: turn.sessionType, conversation: turn.conversation)
+        let chain = factory.chain(for: turn.settings)
+        // Detached from the request: a client that disconnects must not cancel the answer.
+        Task.detached { [self] in
+            await run(generation, request: request, chain: chain, tenant: tenant, identity: identity)
+            registry.remove(turn.assistantMessageID)
+        }
+        return generation
+    }
+
+    private func run(_ generation: Generation, request: CompletionRequest, chain: ProviderChain, tenant: Tenant, identity: Identity) async {
+        let started = ContinuousClock.now
+        await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
+                                                   assistantMessageId: generation.assistantMessageID))
+        var text = ""
+        var provider = (kind: chain.primary.kind, model: chain.primary.model)
+        var reported: (input: Int, output: Int)?
+        var firstToken: Duration?
+        var failure: ProviderChain.ChainFailure?
+        do {
+            for try await event in chain.stream(request) {
+                switch event {
+                case .answering(let kind, let model):
+                    provider = (kind, model)
+                    firstToken = ContinuousClock.now - started
+                case .delta(let delta):
+                    text += delta
+                    await generation.emit("delta", DeltaEvent(text: delta))
+                case .usage(let input, let output):
+                    reported = (input, output)
+                }
+            }
+        } catch let error as ProviderChain.ChainFailure {
+            failure = error
+        } catch {
+            failure = .unavailable([])
+        }
+
+        let status: MessageStatus
+        let outcome: UsageStore.Outcome
+        switch failure {
+        case nil:
+            (status, outcome) = (.complete, .completed)
+        case .interrupted?:
+            (status, outcome) = (.interrupted, .interrupted)
+        case .unavailable?:
+            (status, outcome) = (.failed, .unavailable)
+            text = Self.unavailableAnswer
+            await generation.emit("delta", DeltaEvent(text: text))
+        }
+        let tokens = reported ?? (outcome == .unavailable ? (0, 0) : (TokenEstimate.count(request), TokenEstimate.count(text)))
+        let record = UsageStore.Record(
+            tenantID: tenant.id, userID: identity.userID, threadID: generation.threadID, messageID: generation.assistantMessageID,
+            provider: provider.kind, model: provider.model, inputTokens: tokens.0, outputTokens: tokens.1,
+            estimated: reported == nil, timeToFirstToken: firstToken, total: ContinuousClock.now - started, outcome: outcome
+        )
+        do {
+            let recorded = try await database.withTenant(tenant.id) { connection in
+                let key = try await dataKey(identity, connection)
+                try await messages.finish(generation.assistantMessageID, content: text, status: status,
+                                          provider: provider.kind, model: provider.model, key: key, on: connection)
+                return try await usage.insert(record, on: connection)
+            }
+            switch failure {
+            case nil:
+                await generation.emit("done", DoneEvent(assistantMessageId: generation.assistantMessageID, status: status,
+                                                        provider: provider.kind, model: provider.model, usage: recorded))
+                await generation.finish(.init(content: text, status: status, provider: provider.kind, model: provider.model, usage: recorded, errorCode: nil))
+            case .interrupted?:
+                await fail(generation, code: "provider_interrupted", message: "The answer was interrupted. Retry to regenerate it.",
+                           status: status, content: text, provider: provider, usage: recorded)
+            case .unavailable?:
+                await fail(generation, code: "providers_unavailable", message: "The coaching service is temporarily unavailable.",
+                           status: status, content: text, provider: provider, usage: recorded)
+            }
+        } catch {
+            logger.error("storing an answer failed", metadata: ["message_id": .string(generation.assistantMessageID.uuidString), "error": .string(String(reflecting: error))])
+            await fail(generation, code: "internal_error", message: "The answer could not be saved. Retry to regenerate it.",
+                       status: .failed, content: text, provider: provider, usage: nil)
+        }
+    }
+
+    private func fail(_ generation: Generation, code: String, message: String, status: MessageStatus, content: String,
+                      provider: (kind: String, model: String), usage: Usage?) async {
+        await generation.emit("error", ErrorEvent(code: code, message: message, retryable: true,
+                                                  assistantMessageId: generation.assistantMessageID, status: status))
+        await generation.finish(.init(content: content, status: status, provider: provider.kind, model: provider.model, usage: usage, errorCode: code))
+    }
+
+    private func dataKey(_ identity: Identity, _ connection: PostgresConnection) async throws -> SymmetricKey {
+        guard let key = try await keys.key(for: identity.userID, on: connection) else {
+            throw APIError.unauthorized("authentication_required", "This account no longer exists.")
+        }
+        return key
+    }
+}
+
+// MARK: - Stream events (the vocabulary is documented in docs/api.md)
+
+struct StartEvent: Encodable {
+    let threadId: UUID
+    let userMessageId: UUID
+    let assistantMessageId: UUID
+}
+
+struct DeltaEvent: Encodable {
+    let text: String
+}
+
+struct DoneEvent: Encodable {
+    let assistantMessageId: UUID
+    let status: MessageStatus
+    let provider: String
+    let model: String
+    let usage: Usage
+}
+
+struct ErrorEvent: Encodable {
+    let code: String
+    let message: String
+    let retryable: Bool
+    let assistantMessageId: UUID
+    let status: MessageStatus
+}

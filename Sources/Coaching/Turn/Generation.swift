@@ -1,0 +1,92 @@
+import Foundation
+import HearthPlatform
+import NIOConcurrencyHelpers
+
+/// One answer being generated. It belongs to the server, not to a connection: clients subscribe to it,
+/// may leave and come back (`Last-Event-ID`), and it runs to completion and is stored either way.
+actor Generation {
+    /// How the turn ended, for JSON clients.
+    struct Outcome: Sendable {
+        let content: String
+        let status: MessageStatus
+        let provider: String?
+        let model: String?
+        let usage: Usage?
+        let errorCode: String?
+    }
+
+    let threadID: UUID
+    let userMessageID: UUID
+    let assistantMessageID: UUID
+    private var events: [ServerSentEvent] = []
+    private var subscribers: [UUID: AsyncStream<ServerSentEvent>.Continuation] = [:]
+    private(set) var outcome: Outcome?
+    private var waiters: [CheckedContinuation<Outcome, Never>] = []
+
+    init(threadID: UUID, userMessageID: UUID, assistantMessageID: UUID) {
+        self.threadID = threadID
+        self.userMessageID = userMessageID
+        self.assistantMessageID = assistantMessageID
+    }
+
+    func emit(_ event: String, _ data: some Encodable) {
+        let json = (try? Generation.encoder.encode(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let frame = ServerSentEvent(id: events.count + 1, event: event, data: json)
+        events.append(frame)
+        for continuation in subscribers.values { continuation.yield(frame) }
+    }
+
+    func finish(_ outcome: Outcome) {
+        self.outcome = outcome
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+        for waiter in waiters { waiter.resume(returning: outcome) }
+        waiters.removeAll()
+    }
+
+    /// Every event after `lastEventID` so far, then live ones until the end.
+    func subscribe(after lastEventID: Int = 0) -> AsyncStream<ServerSentEvent> {
+        let (stream, continuation) = AsyncStream<ServerSentEvent>.makeStream()
+        for frame in events where frame.id > lastEventID { continuation.yield(frame) }
+        if outcome != nil {
+            continuation.finish()
+        } else {
+            let id = UUID()
+            subscribers[id] = continuation
+            continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        }
+        return stream
+    }
+
+    func result() async -> Outcome {
+        if let outcome { return outcome }
+        return await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func unsubscribe(_ id: UUID) {
+        subscribers[id] = nil
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+}
+
+/// The generations in flight on this instance, by assistant message id.
+final class GenerationRegistry: Sendable {
+    private let generations = NIOLockedValueBox<[UUID: Generation]>([:])
+
+    func add(_ generation: Generation) {
+        generations.withLockedValue { $0[generation.assistantMessageID] = generation }
+    }
+
+    func remove(_ id: UUID) {
+        _ = generations.withLockedValue { $0.removeValue(forKey: id) }
+    }
+
+    func find(_ id: UUID) -> Generation? {
+        generations.withLockedValue { $0[id] }
+    }
+}

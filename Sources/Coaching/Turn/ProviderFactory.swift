@@ -1,0 +1,56 @@
+import AsyncHTTPClient
+import Foundation
+import HearthPlatform
+import LLM
+
+/// Turns a tenant's provider settings into a ``ProviderChain``. No settings: the offline model.
+public struct ProviderFactory: Sendable {
+    public struct Options: Sendable {
+        public var offlinePace: Duration = .milliseconds(35)
+        public var firstTokenTimeout: Duration = .seconds(10)
+        public var idleTimeout: Duration = .seconds(30)
+        public var chainPolicy = ProviderChain.Policy()
+
+        public init() {}
+    }
+
+    let client: HTTPClient
+    let options: Options
+
+    public init(client: HTTPClient, options: Options) {
+        self.client = client
+        self.options = options
+    }
+
+    /// Settings whose key cannot be resolved are skipped (their turn falls back); if nothing is usable the
+    /// offline model answers, so a misconfiguration degrades instead of breaking coaching.
+    func chain(for settings: [ProviderSetting]) -> ProviderChain {
+        let providers = settings.compactMap { provider(for: $0) }
+        return ProviderChain(providers: providers.isEmpty ? [OfflineProvider(pace: options.offlinePace)] : providers, policy: options.chainPolicy)
+    }
+
+    func provider(for setting: ProviderSetting) -> (any LLMProvider)? {
+        let key: String?
+        do {
+            key = try setting.apiKeyReference.map { try SecretReference($0).resolve() }
+        } catch {
+            return nil
+        }
+        switch setting.kind {
+        case "openai":
+            return OpenAICompatibleProvider(
+                model: setting.model, baseURL: setting.baseURL ?? "https://api.openai.com/v1", apiKey: key, client: client,
+                firstEventTimeout: options.firstTokenTimeout, idleTimeout: options.idleTimeout
+            )
+        case "anthropic":
+            return AnthropicProvider(
+                model: setting.model, baseURL: setting.baseURL ?? "https://api.anthropic.com", apiKey: key, client: client,
+                firstEventTimeout: options.firstTokenTimeout, idleTimeout: options.idleTimeout
+            )
+        case "offline":
+            return OfflineProvider(pace: options.offlinePace)
+        default:
+            return nil
+        }
+    }
+}
