@@ -118,7 +118,9 @@ let package = Package(
         .target(
             name: "HearthTestSupport",
             dependencies: [
-                "HearthApp", "HearthPlatform", "MockLLM",
+                "HearthApp", "HearthPlatform", "MockLLM", "LLM",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -140,8 +142,9 @@ let package = Package(
         .testTarget(
             name: "CoachingTests",
             dependencies: [
-                "Coaching", "HearthTestSupport",
+                "Coaching", "HearthTestSupport", "MockLLM",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

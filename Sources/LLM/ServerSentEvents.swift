@@ -3,14 +3,16 @@ import NIOCore
 /// Incremental decoder for `text/event-stream` bodies (the providers' streaming format).
 ///
 /// Bytes arrive in arbitrary chunks; complete events come out. Follows the WHATWG rules we rely on:
-/// `event:` and `data:` fields, multi-line data joined with `\n`, comments (`:`) ignored, an empty line
+/// `id:`, `event:` and `data:` fields, multi-line data joined with `\n`, comments (`:`) ignored, an empty line
 /// ends an event, `\r\n` or `\n` line ends.
 public struct ServerSentEventDecoder: Sendable {
     public struct Event: Sendable, Equatable {
+        public var id: String?
         public var event: String?
         public var data: String
 
-        public init(event: String? = nil, data: String) {
+        public init(id: String? = nil, event: String? = nil, data: String) {
+            self.id = id
             self.event = event
             self.data = data
         }
@@ -18,6 +20,7 @@ public struct ServerSentEventDecoder: Sendable {
 
     private var pending: [UInt8] = []
     private var eventName: String?
+    private var eventID: String?
     private var dataLines: [String] = []
 
     public init() {}
@@ -54,9 +57,9 @@ public struct ServerSentEventDecoder: Sendable {
 
     private mutating func handle(line: String) -> Event? {
         if line.isEmpty {
-            defer { eventName = nil; dataLines = [] }
+            defer { eventName = nil; eventID = nil; dataLines = [] }
             guard !dataLines.isEmpty else { return nil }
-            return Event(event: eventName, data: dataLines.joined(separator: "\n"))
+            return Event(id: eventID, event: eventName, data: dataLines.joined(separator: "\n"))
         }
         if line.hasPrefix(":") { return nil }
         let field: Substring
@@ -71,6 +74,7 @@ public struct ServerSentEventDecoder: Sendable {
         }
         switch field {
         case "event": eventName = String(value)
+        case "id": eventID = String(value)
         case "data": dataLines.append(String(value))
         default: break
         }

@@ -1,0 +1,68 @@
+import Coaching
+import Foundation
+import HearthPlatform
+import HearthTestSupport
+import HummingbirdTesting
+import PostgresNIO
+import Testing
+
+/// A signed-in user of a fresh tenant, with a thread, on a live Hearth.
+struct Coachee: Sendable {
+    let key: String
+    let grant: Grant
+    let threadID: String
+    let sse: SSEClient
+
+    var token: String { grant.accessToken }
+
+    static func make(_ client: any TestClientProtocol, key: String, sessionType: String = "freeform") async throws -> Coachee {
+        let grant = try await client.anonymous(clientKey: key)
+        let thread = try await client.call(.post, "/v1/threads", clientKey: key, token: grant.accessToken, json: ["sessionType": sessionType])
+        #expect(thread.status == .created)
+        return Coachee(key: key, grant: grant, threadID: thread["id"] as! String,
+                       sse: SSEClient(port: client.port!, clientKey: key, token: grant.accessToken))
+    }
+
+    var messagesPath: String { "/v1/threads/\(threadID)/messages" }
+}
+
+extension TestHearth {
+    /// Points the tenant's primary (and optionally fallback) provider at a mock on `port`.
+    func useMock(_ tenant: Tenant, port: Int, primary: String = "openai", model: String = "gpt-4o-mini", fallback: String? = nil) async throws {
+        try await withAppDatabase { database in
+            try await database.withTenant(tenant.id) { connection in
+                let store = ProviderSettingsStore(logger: database.logger)
+                try await store.save(Self.setting(.primary, kind: primary, model: model, port: port), tenantID: tenant.id, on: connection)
+                if let fallback {
+                    try await store.save(Self.setting(.fallback, kind: fallback, model: "claude-3-5-haiku-latest", port: port), tenantID: tenant.id, on: connection)
+                }
+            }
+        }
+    }
+
+    static func setting(_ position: ProviderSetting.Position, kind: String, model: String, port: Int) -> ProviderSetting {
+        ProviderSetting(position: position, kind: kind, model: model,
+                        baseURL: kind == "openai" ? "http://127.0.0.1:\(port)/v1" : "http://127.0.0.1:\(port)", apiKeyReference: nil)
+    }
+
+    /// Polls (as the superuser) until `condition` holds or the time is up.
+    func eventually(_ sql: String, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await adminCount(sql) > 0 { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    func adminString(_ sql: String) async throws -> String? {
+        try await withAdminDatabase { database in
+            try await database.client.query(PostgresQuery(unsafeSQL: sql), logger: database.logger).collect().first?.decode(String?.self)
+        }
+    }
+}
+
+extension [ReceivedEvent] {
+    var names: [String] { map(\.event) }
+    var text: String { compactMap(\.text).joined() }
+}
