@@ -1,0 +1,144 @@
+import Foundation
+import HearthTestSupport
+import MockLLM
+import Testing
+
+/// Every failure path of the turn, driven through the mock LLM over real HTTP.
+@Suite struct FaultTests {
+    @Test func theUserMessageIsCommittedBeforeTheProviderIsCalled() async throws {
+        try await withMockLLM(.init(timeToFirstToken: .milliseconds(1500), responseTokens: 3)) { controls, port in
+            let hearth = try await TestHearth.make()
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port)
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                async let turn = coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Saved first"])
+                // While the provider has not produced a token yet, the message is already durable.
+                #expect(try await hearth.eventually("messages WHERE role = 'user' AND status = 'complete'", timeout: .seconds(1)))
+                #expect(try await hearth.adminCount("messages WHERE role = 'assistant' AND status = 'streaming'") == 1)
+                let (_, events) = try await turn
+                #expect(events.last?.event == "done")
+                #expect(controls.requestCount == 1)
+            }
+        }
+    }
+
+    @Test func aClientThatHangsUpStillGetsItsAnswerStored() async throws {
+        try await withMockLLM(.init(tokensPerSecond: 40, responseTokens: 20)) { _, port in
+            let hearth = try await TestHearth.make()
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port)
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Going into a tunnel"], stopAfter: 3)
+                #expect(events.count == 3)
+                #expect(try await hearth.eventually("messages WHERE role = 'assistant' AND status = 'complete'"))
+                let history = try await client.call(.get, coachee.messagesPath, clientKey: key, token: coachee.token)
+                let answer = (history["messages"] as? [[String: Any]])?.first
+                #expect(answer?["content"] as? String == (0..<20).map { "token\($0)" }.joined(separator: " "))
+                #expect(try await hearth.adminCount("usage_records WHERE outcome = 'completed' AND NOT tokens_estimated AND output_tokens = 20") == 1)
+            }
+        }
+    }
+
+    @Test func aMidStreamFailureKeepsThePartialAnswerAndRetryRegeneratesIt() async throws {
+        try await withMockLLM(.init(responseTokens: 6)) { controls, port in
+            let hearth = try await TestHearth.make()
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port)
+            controls.script([.disconnect(afterTokens: 3)])
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Tell me"])
+                #expect(events.names == ["start", "delta", "delta", "delta", "error"])
+                let error = try #require(events.last)
+                #expect(error["code"] as? String == "provider_interrupted")
+                #expect(error["retryable"] as? Bool == true)
+                #expect(error["status"] as? String == "interrupted")
+                let assistantID = try #require(events.first?["assistantMessageId"] as? String)
+                let stored = try await client.call(.get, coachee.messagesPath + "/\(assistantID)", clientKey: key, token: coachee.token)
+                #expect(stored["status"] as? String == "interrupted")
+                #expect(stored["content"] as? String == "token0 token1 token2")
+                #expect(try await hearth.adminCount("usage_records WHERE outcome = 'interrupted'") == 1)
+
+                let (_, retried) = try await coachee.sse.events(.POST, coachee.messagesPath + "/\(assistantID)/retry")
+                #expect(retried.last?.event == "done")
+                #expect(retried.first?["assistantMessageId"] as? String == assistantID)
+                let again = try await client.call(.get, coachee.messagesPath + "/\(assistantID)", clientKey: key, token: coachee.token)
+                #expect(again["status"] as? String == "complete")
+                #expect(again["content"] as? String == (0..<6).map { "token\($0)" }.joined(separator: " "))
+                // A complete answer is not retryable.
+                #expect(try await client.call(.post, coachee.messagesPath + "/\(assistantID)/retry", clientKey: key, token: coachee.token).errorCode == "not_retryable")
+            }
+            #expect(try await hearth.adminCount("usage_records") == 2)
+            #expect(try await hearth.adminCount("messages WHERE role = 'assistant'") == 1)
+        }
+    }
+
+    @Test func reconnectingWithLastEventIDResumesTheGenerationInFlight() async throws {
+        try await withMockLLM(.init(tokensPerSecond: 25, responseTokens: 25)) { _, port in
+            let hearth = try await TestHearth.make()
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port)
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                let (_, before) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Resume me"], stopAfter: 4)
+                let assistantID = try #require(before.first?["assistantMessageId"] as? String)
+                let lastID = try #require(before.last?.id)
+                let (_, after) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(assistantID)/events", headers: [("Last-Event-ID", String(lastID))])
+                #expect(after.first?.id == lastID + 1)
+                #expect(after.last?.event == "done")
+                let whole = (0..<25).map { "token\($0)" }.joined(separator: " ")
+                #expect(before.text + after.text == whole)
+                // Once finished, the same endpoint returns the stored message.
+                let (_, stored) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(assistantID)/events", headers: [("Last-Event-ID", String(lastID))])
+                #expect(stored.names == ["start", "delta", "done"])
+                #expect(stored.text == whole)
+            }
+        }
+    }
+
+    @Test func whenEveryProviderFailsAFriendlyAnswerArrivesWithinThreeSeconds() async throws {
+        try await withMockLLM { controls, port in
+            let hearth = try await TestHearth.make()
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port, fallback: "anthropic")
+            controls.script(Array(repeating: .status(503), count: 20))
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                let started = ContinuousClock.now
+                let response = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Anyone there?"])
+                #expect(ContinuousClock.now - started < .seconds(3))
+                let assistant = try #require(response["assistantMessage"] as? [String: Any])
+                #expect(assistant["status"] as? String == "failed")
+                #expect((assistant["content"] as? String)?.contains("temporarily unavailable") == true)
+                #expect((response["error"] as? [String: Any])?["code"] as? String == "providers_unavailable")
+                #expect(controls.requestCount >= 4) // retried on the primary, then tried the fallback
+            }
+            #expect(try await hearth.adminCount("usage_records WHERE outcome = 'unavailable' AND cost_micros = 0") == 1)
+        }
+    }
+
+    @Test func aFallbackProviderAnswersAndIsPricedFromThePriceTable() async throws {
+        try await withMockLLM(.init(responseTokens: 10)) { controls, port in
+            let hearth = try await TestHearth.make()
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port, fallback: "anthropic")
+            controls.script([.status(401)]) // the primary's key is wrong: not retryable, straight to the fallback
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Price me"])
+                let done = try #require(events.last)
+                #expect(done["provider"] as? String == "anthropic")
+                #expect(done["model"] as? String == "claude-3-5-haiku-latest")
+                let usage = try #require(done["usage"] as? [String: Any])
+                let input = try #require(usage["inputTokens"] as? Int)
+                #expect(usage["outputTokens"] as? Int == 10)
+                #expect(usage["estimated"] as? Bool == false)
+                // claude-3-5-haiku: $0.80 / $4.00 per million tokens, rounded up to the micro-dollar.
+                #expect(usage["costMicros"] as? Int == (input * 800_000 + 10 * 4_000_000 + 999_999) / 1_000_000)
+            }
+            #expect(try await hearth.adminCount("usage_records WHERE priced AND provider = 'anthropic'") == 1)
+        }
+    }
+}
