@@ -1,5 +1,7 @@
 import Accounts
+import Coaching
 import Console
+import LLM
 import Foundation
 import HearthPlatform
 import Logging
@@ -57,6 +59,29 @@ public enum AdminTasks {
                 users += try await accounts.rewrapUserKeys(tenantID: tenant.id)
             }
             return (rewrappedTenants, users)
+        }
+    }
+}
+
+extension AdminTasks {
+    /// Sets (or with `setting == nil`, removes) a tenant's primary or fallback LLM provider.
+    public static func configureProvider(
+        _ config: Config, logger: Logger, tenantSlug: String, position: ProviderSetting.Position, setting: ProviderSetting?
+    ) async throws {
+        if let reference = setting?.apiKeyReference { _ = try SecretReference(reference) }
+        let keyRing = try config.requireKeyRing()
+        try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
+            guard let tenant = try await TenantStore(database: database, keyRing: keyRing).find(slug: tenantSlug) else {
+                throw ConfigError("no tenant with slug '\(tenantSlug)'")
+            }
+            try await database.withTenant(tenant.id) { connection in
+                let store = ProviderSettingsStore(logger: logger)
+                if let setting {
+                    try await store.save(setting, tenantID: tenant.id, on: connection)
+                } else {
+                    try await store.remove(position, on: connection)
+                }
+            }
         }
     }
 }

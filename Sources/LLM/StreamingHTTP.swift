@@ -38,6 +38,9 @@ struct StreamingHTTP: Sendable {
                     var decoder = ServerSentEventDecoder()
                     var finished = false
                     body: for try await chunk in response.body {
+                        // Keep-alive comments keep chunks coming from a stalled upstream: without this check a
+                        // timed-out stream would be read forever and its connection never closed.
+                        try Task.checkCancellation()
                         for event in decoder.feed(chunk) {
                             guard let events = try decode(event) else { finished = true; break body }
                             for item in events {

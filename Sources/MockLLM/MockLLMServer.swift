@@ -66,10 +66,12 @@ public enum MockLLMServer {
             if case .stall = fault {
                 // Connected but silent: only SSE comments, which carry no data. Writing them is also how
                 // the handler learns that the client has gone, so it ends instead of lingering.
-                while true {
+                for _ in 0..<50 {
                     try await Task.sleep(for: .milliseconds(100))
                     try await writer.write(ByteBuffer(string: ": waiting\n\n"))
                 }
+                try await writer.finish(nil)
+                return
             }
             if knobs.timeToFirstToken > .zero { try await Task.sleep(for: knobs.timeToFirstToken) }
             let gap: Duration? = knobs.tokensPerSecond > 0 ? .nanoseconds(Int64(1_000_000_000 / knobs.tokensPerSecond)) : nil

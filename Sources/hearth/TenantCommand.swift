@@ -1,4 +1,5 @@
 import ArgumentParser
+import Coaching
 import Foundation
 import HearthApp
 import HearthPlatform
@@ -8,7 +9,7 @@ struct TenantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant",
         abstract: "Create, list and configure tenants and their client keys.",
-        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self]
+        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -79,6 +80,39 @@ struct TenantCommand: AsyncParsableCommand {
                 throw ValidationError("no active client key like that")
             }
             print("revoked")
+        }
+    }
+}
+
+extension TenantCommand {
+    struct LLM: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "llm",
+            abstract: "Set a tenant's primary or fallback LLM provider (no provider: the built-in offline model).",
+            discussion: "Keys are never stored: give a reference, env:NAME or file:/path, resolved when a turn runs."
+        )
+        @Argument var slug: String
+        @Option(help: "primary or fallback.") var position = "primary"
+        @Option(help: "openai (any OpenAI-compatible API), anthropic or offline.") var kind: String?
+        @Option var model: String?
+        @Option(help: "e.g. https://api.openai.com/v1, https://api.deepseek.com/v1, http://127.0.0.1:11434/v1, https://api.anthropic.com") var baseURL: String?
+        @Option(help: "env:NAME or file:/path") var apiKey: String?
+        @Flag(help: "Remove the provider at this position.") var remove = false
+
+        func run() async throws {
+            guard let position = ProviderSetting.Position(name: position) else { throw ValidationError("position must be primary or fallback") }
+            let setting: ProviderSetting?
+            if remove {
+                setting = nil
+            } else {
+                guard let kind, ["openai", "anthropic", "offline"].contains(kind), let model else {
+                    throw ValidationError("give --kind (openai, anthropic or offline) and --model, or --remove")
+                }
+                setting = ProviderSetting(position: position, kind: kind, model: model, baseURL: baseURL, apiKeyReference: apiKey)
+            }
+            let config = try Config.loadForCommand()
+            try await AdminTasks.configureProvider(config, logger: Logger(label: "hearth.tenant"), tenantSlug: slug, position: position, setting: setting)
+            print(remove ? "removed the \(self.position) provider of \(slug)" : "\(slug) \(self.position): \(kind ?? "") \(model ?? "")")
         }
     }
 }

@@ -6,15 +6,18 @@ import Testing
 /// Every failure path of the turn, driven through the mock LLM over real HTTP.
 @Suite struct FaultTests {
     @Test func theUserMessageIsCommittedBeforeTheProviderIsCalled() async throws {
-        try await withMockLLM(.init(timeToFirstToken: .milliseconds(1500), responseTokens: 3)) { controls, port in
+        try await withMockLLM(.init(timeToFirstToken: .seconds(3), responseTokens: 3)) { controls, port in
             let hearth = try await TestHearth.make()
             let (tenant, key) = try await hearth.createTenant()
             try await hearth.useMock(tenant, port: port)
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
                 async let turn = coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Saved first"])
-                // While the provider has not produced a token yet, the message is already durable.
-                #expect(try await hearth.eventually("messages WHERE role = 'user' AND status = 'complete'", timeout: .seconds(1)))
+                // As soon as the provider has been called — and long before it answers — the message is durable.
+                let deadline = ContinuousClock.now + .seconds(20)
+                while controls.requestCount == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(controls.requestCount == 1)
+                #expect(try await hearth.adminCount("messages WHERE role = 'user' AND status = 'complete'") == 1)
                 #expect(try await hearth.adminCount("messages WHERE role = 'assistant' AND status = 'streaming'") == 1)
                 let (_, events) = try await turn
                 #expect(events.last?.event == "done")

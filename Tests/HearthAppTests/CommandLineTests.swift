@@ -42,6 +42,18 @@ import Testing
         let listed = try await hearth(["tenant", "list"], environment)
         #expect(listed.1.contains("cli-coach"))
 
+        let llm = try await hearth(["tenant", "llm", "cli-coach", "--kind", "openai", "--model", "gpt-4o-mini",
+                                    "--base-url", "https://api.openai.com/v1", "--api-key", "env:OPENAI_API_KEY"], environment)
+        #expect(llm.0 == 0, "\(llm.1)")
+        let badReference = try await hearth(["tenant", "llm", "cli-coach", "--kind", "openai", "--model", "m", "--api-key", "sk-live-secret"], environment)
+        #expect(badReference.0 != 0)
+        #expect(!badReference.1.contains("sk-live-secret") || badReference.1.contains("reference"))
+        let stored = try await Database.connect(to: endpoints.admin.with(database: name), logger: TestLogs.quiet) { database in
+            try await database.client.query("SELECT kind || ' ' || model || ' ' || api_key_ref FROM tenant_llm_providers", logger: TestLogs.quiet)
+                .collect().map { try $0.decode(String.self) }
+        }
+        #expect(stored == ["openai gpt-4o-mini env:OPENAI_API_KEY"])
+
         let operatorCreated = try await hearth(["operator", "create", "--email", "ops@example.com", "--role", "platform_admin"], environment,
                                                input: "a long operator password\n")
         #expect(operatorCreated.0 == 0, "\(operatorCreated.1)")

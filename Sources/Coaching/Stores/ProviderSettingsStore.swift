@@ -5,7 +5,17 @@ import PostgresNIO
 
 /// One of a tenant's configured providers (`tenant_llm_providers`).
 public struct ProviderSetting: Sendable, Equatable {
-    public enum Position: Int, Sendable { case primary = 0, fallback = 1 }
+    public enum Position: Int, Sendable {
+        case primary = 0, fallback = 1
+
+        public init?(name: String) {
+            switch name {
+            case "primary": self = .primary
+            case "fallback": self = .fallback
+            default: return nil
+            }
+        }
+    }
 
     public let position: Position
     public let kind: String
