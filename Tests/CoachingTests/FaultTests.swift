@@ -145,3 +145,27 @@ import Testing
         }
     }
 }
+
+@Suite struct AbandonedAnswerTests {
+    @Test func anAnswerLeftStreamingByADeadServerBecomesRetryableOnceStale() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            let sent = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Are you there?"])
+            let assistantID = try #require((sent["assistantMessage"] as? [String: Any])?["id"] as? String)
+            // A server died mid-answer: the row says streaming and nobody is generating it.
+            _ = try await hearth.withAdminDatabase { database in
+                try await database.client.query("UPDATE messages SET status = 'streaming' WHERE role = 'assistant'", logger: database.logger)
+            }
+            let fresh = try await client.call(.post, coachee.messagesPath + "/\(assistantID)/retry", clientKey: key, token: coachee.token)
+            #expect(fresh.errorCode == "not_retryable") // it may still be generating elsewhere
+            _ = try await hearth.withAdminDatabase { database in
+                try await database.client.query("UPDATE messages SET created_at = now() - interval '10 minutes' WHERE role = 'assistant'", logger: database.logger)
+            }
+            let retried = try await client.call(.post, coachee.messagesPath + "/\(assistantID)/retry", clientKey: key, token: coachee.token)
+            #expect(retried.status == .ok)
+            #expect((retried["assistantMessage"] as? [String: Any])?["status"] as? String == "complete")
+        }
+    }
+}

@@ -78,14 +78,19 @@ struct MessageStore: Sendable {
         )
     }
 
-    /// Marks a stored interrupted or failed answer as being regenerated; `nil` if it is not retryable.
+    /// An answer still `streaming` after this long has lost its server (it crashed or was killed): no
+    /// generation runs that long, given the providers' timeouts. It may then be retried.
+    static let abandonedAfterSeconds = 300
+
+    /// Marks a stored interrupted, failed or abandoned answer as being regenerated; `nil` if it is not retryable.
     func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> UUID? {
         let sealed = Data(try FieldCipher.seal("", key: key, context: Self.contentContext(id)))
         let rows = try await connection.query(
             """
             UPDATE messages SET status = 'streaming', content_ciphertext = \(sealed), provider = NULL, model = NULL, completed_at = NULL
             WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID) AND role = 'assistant'
-              AND status IN ('interrupted', 'failed')
+              AND (status IN ('interrupted', 'failed')
+                   OR (status = 'streaming' AND created_at < now() - make_interval(secs => \(Self.abandonedAfterSeconds))))
             RETURNING reply_to
             """,
             logger: logger

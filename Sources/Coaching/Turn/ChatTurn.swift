@@ -95,7 +95,7 @@ public struct ChatTurn: Sendable {
             }
             let key = try await dataKey(identity, connection)
             guard let replyTo = try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: key, on: connection) else {
-                throw APIError.conflict("not_retryable", "Only an interrupted or failed answer can be retried.")
+                throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
             }
             let conversation = try await messages.recentConversation(threadID: threadID, limit: Self.historyLimit, upTo: replyTo, key: key, on: connection)
             return .init(userMessageID: replyTo, assistantMessageID: assistantMessageID, sessionType: sessionType,
