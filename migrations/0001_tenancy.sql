@@ -20,6 +20,18 @@ CREATE FUNCTION hearth_tenant_id() RETURNS uuid
     LANGUAGE sql STABLE
     AS $$ SELECT nullif(current_setting('app.tenant_id', true), '')::uuid $$;
 
+-- Makes a tenant-owned table tenant-isolated: row-level security with the one policy every such table uses,
+-- and the app role's privileges. Later migrations call it for each table they add.
+CREATE FUNCTION hearth_isolate_tenant_table(target regclass) RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', target);
+    EXECUTE format('CREATE POLICY tenant_isolation ON %s USING (tenant_id = hearth_tenant_id()) WITH CHECK (tenant_id = hearth_tenant_id())', target);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %s TO hearth_app', target);
+END
+$$;
+
 CREATE TABLE tenants (
     id                  uuid PRIMARY KEY,
     slug                text NOT NULL UNIQUE CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,62}$'),

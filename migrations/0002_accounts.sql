@@ -80,17 +80,10 @@ CREATE TABLE login_throttle (
     PRIMARY KEY (tenant_id, key)
 );
 
-DO $$
-DECLARE
-    t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['users', 'user_keys', 'email_credentials', 'apple_identities',
-                             'auth_sessions', 'refresh_tokens', 'login_throttle']
-    LOOP
-        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-        EXECUTE format(
-            'CREATE POLICY tenant_isolation ON %I USING (tenant_id = hearth_tenant_id()) WITH CHECK (tenant_id = hearth_tenant_id())', t);
-        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO hearth_app', t);
-    END LOOP;
-END
-$$;
+SELECT hearth_isolate_tenant_table('users');
+SELECT hearth_isolate_tenant_table('user_keys');
+SELECT hearth_isolate_tenant_table('email_credentials');
+SELECT hearth_isolate_tenant_table('apple_identities');
+SELECT hearth_isolate_tenant_table('auth_sessions');
+SELECT hearth_isolate_tenant_table('refresh_tokens');
+SELECT hearth_isolate_tenant_table('login_throttle');

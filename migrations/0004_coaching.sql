@@ -95,16 +95,7 @@ CREATE INDEX usage_records_tenant_created ON usage_records (tenant_id, created_a
 CREATE INDEX usage_records_tenant_user_created ON usage_records (tenant_id, user_id, created_at);
 
 GRANT SELECT ON llm_prices TO hearth_app;
-DO $$
-DECLARE
-    t text;
-BEGIN
-    FOREACH t IN ARRAY ARRAY['threads', 'messages', 'tenant_llm_providers', 'usage_records']
-    LOOP
-        EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', t);
-        EXECUTE format(
-            'CREATE POLICY tenant_isolation ON %I USING (tenant_id = hearth_tenant_id()) WITH CHECK (tenant_id = hearth_tenant_id())', t);
-        EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON %I TO hearth_app', t);
-    END LOOP;
-END
-$$;
+SELECT hearth_isolate_tenant_table('threads');
+SELECT hearth_isolate_tenant_table('messages');
+SELECT hearth_isolate_tenant_table('tenant_llm_providers');
+SELECT hearth_isolate_tenant_table('usage_records');

@@ -5,18 +5,14 @@ import Foundation
 public struct AnthropicProvider: LLMProvider {
     public let kind = "anthropic"
     public let model: String
-    let baseURL: String
-    let apiKey: String?
-    let http: StreamingHTTP
+    let endpoint: ProviderEndpoint
 
     static let apiVersion = "2023-06-01"
 
     /// - Parameter baseURL: e.g. `https://api.anthropic.com` (the path `/v1/messages` is added).
     public init(model: String, baseURL: String, apiKey: String?, client: HTTPClient, firstEventTimeout: Duration, idleTimeout: Duration) {
         self.model = model
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.apiKey = apiKey
-        self.http = StreamingHTTP(client: client, timeouts: .init(firstEvent: firstEventTimeout, idle: idleTimeout))
+        self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, client: client, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
     }
 
     struct Body: Encodable {
@@ -47,10 +43,10 @@ public struct AnthropicProvider: LLMProvider {
             max_tokens: request.maxOutputTokens
         ))) ?? Data()
         var headers = [("anthropic-version", Self.apiVersion)]
-        if let apiKey { headers.append(("x-api-key", apiKey)) }
+        if let apiKey = endpoint.apiKey { headers.append(("x-api-key", apiKey)) }
         // Input tokens arrive in message_start, output tokens in message_delta: report them together.
         let inputTokens = InputTokens()
-        return http.stream(url: baseURL + "/v1/messages", headers: headers, body: body) { event in
+        return endpoint.http.stream(url: endpoint.baseURL + "/v1/messages", headers: headers, body: body) { event in
             let decoded = try JSONDecoder().decode(Event.self, from: Data(event.data.utf8))
             switch decoded.type {
             case "message_start":

@@ -5,16 +5,12 @@ import Foundation
 public struct OpenAICompatibleProvider: LLMProvider {
     public let kind = "openai"
     public let model: String
-    let baseURL: String
-    let apiKey: String?
-    let http: StreamingHTTP
+    let endpoint: ProviderEndpoint
 
     /// - Parameter baseURL: up to and including the version, e.g. `https://api.openai.com/v1`.
     public init(model: String, baseURL: String, apiKey: String?, client: HTTPClient, firstEventTimeout: Duration, idleTimeout: Duration) {
         self.model = model
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.apiKey = apiKey
-        self.http = StreamingHTTP(client: client, timeouts: .init(firstEvent: firstEventTimeout, idle: idleTimeout))
+        self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, client: client, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
     }
 
     struct Body: Encodable {
@@ -43,8 +39,8 @@ public struct OpenAICompatibleProvider: LLMProvider {
         let messages = [Body.Message(role: "system", content: request.system)]
             + request.messages.map { Body.Message(role: $0.role.rawValue, content: $0.content) }
         let body = (try? JSONEncoder().encode(Body(model: model, messages: messages, max_tokens: request.maxOutputTokens))) ?? Data()
-        let headers = apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
-        return http.stream(url: baseURL + "/chat/completions", headers: headers, body: body) { event in
+        let headers = endpoint.apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
+        return endpoint.http.stream(url: endpoint.baseURL + "/chat/completions", headers: headers, body: body) { event in
             if event.data == "[DONE]" { return nil }
             let chunk = try JSONDecoder().decode(Chunk.self, from: Data(event.data.utf8))
             if let error = chunk.error { throw ProviderError(.unavailable, error.message ?? "error in stream") }

@@ -104,6 +104,19 @@ struct StreamingHTTP: Sendable {
     }
 }
 
+/// What both HTTP providers are configured with: where the API is, the key, and the transport.
+struct ProviderEndpoint: Sendable {
+    let baseURL: String
+    let apiKey: String?
+    let http: StreamingHTTP
+
+    init(baseURL: String, apiKey: String?, client: HTTPClient, firstEventTimeout: Duration, idleTimeout: Duration) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.apiKey = apiKey
+        self.http = StreamingHTTP(client: client, timeouts: .init(firstEvent: firstEventTimeout, idle: idleTimeout))
+    }
+}
+
 /// Where an API key comes from: `env:NAME` or `file:/path`. Keys are never stored in the database or
 /// logged; only this reference is.
 public struct SecretReference: Sendable, Equatable, CustomStringConvertible {

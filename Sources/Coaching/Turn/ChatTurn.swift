@@ -68,7 +68,7 @@ public struct ChatTurn: Sendable {
             let conversation = try await messages.recentConversation(threadID: threadID, limit: Self.historyLimit, upTo: userMessageID, key: key, on: connection)
             let settings = try await providerSettings.settings(on: connection)
             return .fresh(.init(userMessageID: userMessageID, assistantMessageID: assistantMessageID, sessionType: sessionType,
-                                conversation: conversation, settings: settings))
+                                conversation: conversation, settings: settings, key: key))
         }
         switch prepared {
         case .fresh(let turn)?:
@@ -99,7 +99,7 @@ public struct ChatTurn: Sendable {
             }
             let conversation = try await messages.recentConversation(threadID: threadID, limit: Self.historyLimit, upTo: replyTo, key: key, on: connection)
             return .init(userMessageID: replyTo, assistantMessageID: assistantMessageID, sessionType: sessionType,
-                         conversation: conversation, settings: try await providerSettings.settings(on: connection))
+                         conversation: conversation, settings: try await providerSettings.settings(on: connection), key: key)
         }
         return begin(turn, tenant: tenant, identity: identity, threadID: threadID)
     }
@@ -117,6 +117,8 @@ public struct ChatTurn: Sendable {
             let sessionType: SessionType
             let conversation: [ChatMessage]
             let settings: [ProviderSetting]
+            /// The user's data key, unwrapped once in the first transaction and reused to store the answer.
+            let key: SymmetricKey
         }
 
         case fresh(Turn)
@@ -135,13 +137,15 @@ public struct ChatTurn: Sendable {
         let chain = factory.chain(for: turn.settings)
         // Detached from the request: a client that disconnects must not cancel the answer.
         Task.detached { [self] in
-            await run(generation, request: request, chain: chain, tenant: tenant, identity: identity)
+            await run(generation, request: request, chain: chain, tenant: tenant, identity: identity, key: turn.key)
             registry.remove(turn.assistantMessageID)
         }
         return generation
     }
 
-    private func run(_ generation: Generation, request: CompletionRequest, chain: ProviderChain, tenant: Tenant, identity: Identity) async {
+    private func run(
+        _ generation: Generation, request: CompletionRequest, chain: ProviderChain, tenant: Tenant, identity: Identity, key: SymmetricKey
+    ) async {
         let started = ContinuousClock.now
         await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
                                                    assistantMessageId: generation.assistantMessageID))
@@ -189,7 +193,6 @@ public struct ChatTurn: Sendable {
         )
         do {
             let recorded = try await database.withTenant(tenant.id) { connection in
-                let key = try await dataKey(identity, connection)
                 try await messages.finish(generation.assistantMessageID, content: text, status: status,
                                           provider: provider.kind, model: provider.model, key: key, on: connection)
                 return try await usage.insert(record, on: connection)
