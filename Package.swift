@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .executable(name: "hearth", targets: ["hearth"]),
         .executable(name: "hearth-mock-llm", targets: ["hearth-mock-llm"]),
+        .executable(name: "hearth-load", targets: ["hearth-load"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         .executableTarget(
@@ -111,6 +113,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "LoadGenerator",
+            dependencies: [
+                "LLM",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "hearth-load",
+            dependencies: [
+                "LoadGenerator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Console",
             dependencies: ["HearthPlatform"],
             swiftSettings: swiftSettings
@@ -118,7 +141,7 @@ let package = Package(
         .target(
             name: "HearthTestSupport",
             dependencies: [
-                "HearthApp", "HearthPlatform", "MockLLM", "LLM",
+                "HearthApp", "HearthPlatform", "MockLLM", "LLM", "Coaching",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -146,6 +169,11 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LoadGeneratorTests",
+            dependencies: ["LoadGenerator", "HearthTestSupport", "MockLLM"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

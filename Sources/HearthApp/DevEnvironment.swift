@@ -7,12 +7,15 @@ import Logging
 /// (unless HEARTH_DATABASE_URL points elsewhere), a master key kept in `.data/master.key`, migrations,
 /// a demo tenant, then the server. Ctrl-C stops the server gracefully; the Postgres watchdog then stops
 /// the database.
+///
+/// It also writes `dev.env` (mode 0600) beside the data: the database URLs and master key, so admin commands
+/// can reach the dev database (`set -a; . .data/dev.env; set +a; hearth tenant list`). `scripts/bench` uses it.
 public enum DevEnvironment {
     public static let demoTenantSlug = "demo"
 
-    public static func run(_ baseConfig: Config, logger: Logger, postgresPort: Int) async throws {
+    public static func run(_ baseConfig: Config, logger: Logger, postgresPort: Int, dataDirectory: URL? = nil) async throws {
         var config = baseConfig
-        let dataDirectory = config.resourcesDirectory.appendingPathComponent(".data")
+        let dataDirectory = dataDirectory ?? config.resourcesDirectory.appendingPathComponent(".data")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         if config.masterKeys == nil {
             config.masterKeys = try KeyRing(parsing: try persistentMasterKey(in: dataDirectory))
@@ -29,6 +32,7 @@ public enum DevEnvironment {
             logger.info("PostgreSQL is running", metadata: ["url": .string(endpoints.app.description)])
         }
         defer { postgres?.stop() }
+        try writeEnvironmentFile(config, in: dataDirectory)
 
         let report = try await AdminTasks.migrate(config, logger: logger)
         logger.info("migrations", metadata: ["applied": .stringConvertible(report.applied.count), "already": .stringConvertible(report.alreadyApplied)])
@@ -55,6 +59,17 @@ public enum DevEnvironment {
         """)
         let app = try await buildApplication(config, logger: logger)
         try await app.runService()
+    }
+
+    /// `dev.env`: what an admin command needs to reach this dev database.
+    static func writeEnvironmentFile(_ config: Config, in directory: URL) throws {
+        var lines: [String] = []
+        if let url = config.databaseURL { lines.append("HEARTH_DATABASE_URL=\(url.string)") }
+        if let url = config.migrationDatabaseURL { lines.append("HEARTH_MIGRATION_DATABASE_URL=\(url.string)") }
+        if let keys = config.masterKeys { lines.append("HEARTH_MASTER_KEY=\(keys.specification)") }
+        let file = directory.appendingPathComponent("dev.env")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
     }
 
     /// The dev master key, generated once and kept (mode 0600) so encrypted data survives restarts.

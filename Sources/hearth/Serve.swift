@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import HearthApp
 import Hummingbird
@@ -21,9 +22,13 @@ struct Dev: AsyncParsableCommand {
     @Option(help: "Port of the private PostgreSQL server.")
     var postgresPort = 54329
 
+    @Option(help: "Where the private PostgreSQL, the dev master key and dev.env live (default: .data).")
+    var dataDirectory: String?
+
     func run() async throws {
         let config = try Config.loadForCommand()
-        try await DevEnvironment.run(config, logger: Logger(label: "hearth"), postgresPort: postgresPort)
+        try await DevEnvironment.run(config, logger: Logger(label: "hearth"), postgresPort: postgresPort,
+                                     dataDirectory: dataDirectory.map { URL(fileURLWithPath: $0) })
     }
 }
 

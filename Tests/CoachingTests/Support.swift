@@ -27,24 +27,6 @@ struct Coachee: Sendable {
 }
 
 extension TestHearth {
-    /// Points the tenant's primary (and optionally fallback) provider at a mock on `port`.
-    func useMock(_ tenant: Tenant, port: Int, primary: String = "openai", model: String = "gpt-4o-mini", fallback: String? = nil) async throws {
-        try await withAppDatabase { database in
-            try await database.withTenant(tenant.id) { connection in
-                let store = ProviderSettingsStore(logger: database.logger)
-                try await store.save(Self.setting(.primary, kind: primary, model: model, port: port), tenantID: tenant.id, on: connection)
-                if let fallback {
-                    try await store.save(Self.setting(.fallback, kind: fallback, model: "claude-3-5-haiku-latest", port: port), tenantID: tenant.id, on: connection)
-                }
-            }
-        }
-    }
-
-    static func setting(_ position: ProviderSetting.Position, kind: String, model: String, port: Int) -> ProviderSetting {
-        ProviderSetting(position: position, kind: kind, model: model,
-                        baseURL: kind == "openai" ? "http://127.0.0.1:\(port)/v1" : "http://127.0.0.1:\(port)", apiKeyReference: nil)
-    }
-
     /// Polls (as the superuser) until `condition` holds or the time is up.
     func eventually(_ sql: String, timeout: Duration = .seconds(10)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout

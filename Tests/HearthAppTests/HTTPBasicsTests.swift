@@ -57,6 +57,9 @@ import Testing
             let metrics = try await client.call(.get, "/metrics")
             #expect(metrics.status == .ok)
             #expect(metrics.text.contains("hb_requests"))
+            let cpu = metrics.text.split(separator: "\n").first { $0.hasPrefix("process_cpu_seconds_total ") }
+            #expect(cpu.flatMap { Double($0.split(separator: " ")[1]) }.map { $0 > 0 } == true)
+            #expect(metrics.text.contains("process_resident_memory_bytes "))
         }
     }
 

@@ -11,6 +11,9 @@ import Testing
         let ring = try KeyRing(parsing: "\(v1), \(v2)")
         #expect(ring.current.version == 2)
         #expect(ring.versions == [1, 2])
+        #expect(ring.specification == "\(v2),\(v1)")
+        let wrapped = try ring.wrap(ring.generateDataKey(), context: "user:x")
+        #expect(throws: Never.self) { try KeyRing(parsing: ring.specification).unwrap(wrapped, context: "user:x") }
     }
 
     @Test(arguments: ["", "1", "x:abc", "1:notbase64!", "1:" + Data(count: 16).base64EncodedString(), "0:" + Data(count: 32).base64EncodedString()])

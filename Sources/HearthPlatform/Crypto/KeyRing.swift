@@ -48,6 +48,13 @@ public struct KeyRing: Sendable {
         self.current = keys[newest]!
     }
 
+    /// The ring back in `HEARTH_MASTER_KEY` form, newest first (secret: for dev's own `dev.env` only).
+    public var specification: String {
+        keys.keys.sorted(by: >).map { version in
+            "\(version):" + keys[version]!.key.withUnsafeBytes { Data($0) }.base64EncodedString()
+        }.joined(separator: ",")
+    }
+
     /// A fresh master key specification `"version:base64"` (for `hearth keys generate` and dev setup).
     public static func generateSpecification(version: Int) -> String {
         "\(version):" + Data(Secrets.randomBytes(32)).base64EncodedString()

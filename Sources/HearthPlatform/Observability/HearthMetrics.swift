@@ -15,10 +15,10 @@ public enum HearthMetrics {
 
     public static func bootstrap() { _ = installed }
 
-    /// The text exposition format.
+    /// The text exposition format: the registry, then the process metrics read at this moment.
     public static func render() -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
+        return String(decoding: buffer, as: UTF8.self) + ProcessMetrics.render()
     }
 }

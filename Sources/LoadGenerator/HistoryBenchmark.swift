@@ -1,0 +1,118 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+
+/// The history scenario: one user with many sessions and messages (seeded through the API, so every message
+/// is really encrypted and stored), then pages of 50 read back one after another, first pages and cursor pages.
+public struct HistoryBenchmark: Sendable {
+    public var hearth: LoadTarget
+    public var clientKey: String
+    public var threads: Int
+    /// Turns per thread; each stores two messages.
+    public var turnsPerThread: Int
+    public var pages: Int
+    public var pageSize = 50
+    public var seedConcurrency = 8
+    public var timeout: Duration = .seconds(60)
+
+    public init(hearth: LoadTarget, clientKey: String, threads: Int, turnsPerThread: Int, pages: Int) {
+        self.hearth = hearth
+        self.clientKey = clientKey
+        self.threads = threads
+        self.turnsPerThread = turnsPerThread
+        self.pages = pages
+    }
+
+    public struct Report: Sendable {
+        public let messages: Int
+        public let seedElapsed: Duration
+        public let pages: Latencies
+        public let errors: [String: Int]
+
+        public var text: String {
+            var lines = ["seeded \(messages) messages in \(ChatReport.format(seedElapsed))",
+                         "history page p50 \(ChatReport.ms(pages.milliseconds(at: 50))) p95 \(ChatReport.ms(pages.milliseconds(at: 95)))"
+                            + " p99 \(ChatReport.ms(pages.milliseconds(at: 99))) max \(ChatReport.ms(pages.maxMilliseconds)) over \(pages.count) pages"]
+            if !errors.isEmpty { lines.append("errors: " + errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
+            lines.append("messages=\(messages) pages=\(pages.count) errors=\(errors.values.reduce(0, +))"
+                + " page_p50_ms=\(ChatReport.plain(pages.milliseconds(at: 50))) page_p95_ms=\(ChatReport.plain(pages.milliseconds(at: 95)))"
+                + " page_p99_ms=\(ChatReport.plain(pages.milliseconds(at: 99)))")
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    private struct Page: Decodable {
+        struct Message: Decodable { let id: String }
+        let messages: [Message]
+        let nextCursor: String?
+    }
+
+    public func run() async throws -> Report {
+        try await HTTPClient.withLoadClient(connections: seedConcurrency) { try await run(with: $0) }
+    }
+
+    private func run(with client: HTTPClient) async throws -> Report {
+        let driver = HearthDriver(client: client, target: hearth, clientKey: clientKey, message: "", timeout: timeout)
+        let seedStarted = ContinuousClock.now
+        let user = try await driver.setUp(user: 0)
+        var threadIDs = [user.threadID]
+        for index in 1..<max(1, threads) {
+            threadIDs.append(try await client.decoded(
+                try .json(.POST, hearth.url("/v1/threads"), body: ["title": "history \(index)"], headers: driver.headers(user.token)),
+                as: Page.Message.self, timeout: timeout
+            ).id)
+        }
+        try await seed(threadIDs, driver: driver, user: user, client: client)
+        let seedElapsed = ContinuousClock.now - seedStarted
+
+        var latencies = Latencies()
+        var errors: [String: Int] = [:]
+        var cursors: [String: String] = [:]
+        for index in 0..<pages {
+            let threadID = threadIDs[index % threadIDs.count]
+            // Alternate first pages and the page after, so both the head and the cursor path are measured.
+            let cursor = index % 2 == 1 ? cursors[threadID] : nil
+            var request = HTTPClientRequest(url: hearth.url("/v1/threads/\(threadID)/messages?limit=\(pageSize)" + (cursor.map { "&cursor=\($0)" } ?? "")))
+            for (name, value) in driver.headers(user.token) { request.headers.add(name: name, value: value) }
+            let started = ContinuousClock.now
+            do {
+                let response = try await client.execute(request, timeout: .init(timeout))
+                let body = try await response.body.collect(upTo: 16 << 20)
+                let elapsed = ContinuousClock.now - started
+                guard response.status == .ok else { errors["http_\(response.status.code)", default: 0] += 1; continue }
+                let page = try JSONDecoder().decode(Page.self, from: body)
+                guard page.messages.count == min(pageSize, turnsPerThread * 2 - (cursor == nil ? 0 : pageSize)) else {
+                    errors["short_page", default: 0] += 1
+                    continue
+                }
+                latencies.record(elapsed)
+                if cursor == nil { cursors[threadID] = page.nextCursor }
+            } catch {
+                errors[StreamTimer.kind(of: error), default: 0] += 1
+            }
+        }
+        return Report(messages: threadIDs.count * turnsPerThread * 2, seedElapsed: seedElapsed, pages: latencies, errors: errors)
+    }
+
+    /// Every thread gets its turns in order (a thread's turns are sequential, as in the app); threads in parallel.
+    private func seed(_ threadIDs: [String], driver: HearthDriver, user: HearthDriver.User, client: HTTPClient) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, threadID) in threadIDs.enumerated() {
+                if index >= seedConcurrency { try await group.next() }
+                group.addTask {
+                    for turn in 0..<turnsPerThread {
+                        let request = try HTTPClientRequest.json(
+                            .POST, hearth.url("/v1/threads/\(threadID)/messages"),
+                            body: ["content": "Seed message \(turn) of thread \(index): today I noticed how I react when plans change."],
+                            headers: driver.headers(user.token) + [("Accept", "application/json")]
+                        )
+                        struct Answer: Decodable { let userMessageId: String }
+                        _ = try await client.decoded(request, as: Answer.self, timeout: timeout)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+    }
+}
