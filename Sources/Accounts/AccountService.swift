@@ -177,9 +177,7 @@ public struct AccountService: Sendable {
         guard let verified = await tokens.verify(bearer), verified.tenantID == tenant.id else {
             throw APIError.unauthorized("access_token_invalid", "The access token is invalid or has expired. Refresh it.")
         }
-        let live = try await database.withTenant(tenant.id) { connection in
-            try await sessions.isActive(verified.sessionID, userID: verified.userID, on: connection)
-        }
+        let live = try await sessions.isActive(verified.sessionID, userID: verified.userID, tenantID: tenant.id, on: database.client)
         guard live else { throw APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.") }
         return Identity(userID: verified.userID, sessionID: verified.sessionID)
     }

@@ -37,12 +37,13 @@ public func buildApplication(
     router.add(middleware: MetricsMiddleware())
     SystemController(database: database, openAPIDocument: openAPIDocument).addRoutes(to: router)
 
-    let api = router.group("v1").add(middleware: TenantMiddleware(store: tenants))
+    let api = router.group("v1").add(middleware: TenantMiddleware(directory: TenantDirectory(store: tenants, ttl: config.tenantCacheTTL)))
     let identified = api.group().add(middleware: AccessTokenMiddleware(accounts: accounts))
     AuthController(accounts: accounts).addRoutes(public: api, identified: identified)
     MeController(accounts: accounts).addRoutes(to: identified)
     let conversations = Conversations(database: database, keyRing: keyRing)
-    let turn = ChatTurn(database: database, keyRing: keyRing, factory: ProviderFactory(client: .shared, options: config.llm))
+    let providerHTTP = ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
+    let turn = ChatTurn(database: database, keyRing: keyRing, factory: ProviderFactory(client: providerHTTP.client, options: config.llm))
     ThreadsController(conversations: conversations).addRoutes(to: identified)
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
     configureRouter?(router)
@@ -50,7 +51,7 @@ public func buildApplication(
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hearth"),
-        services: [postgres],
+        services: [postgres, providerHTTP],
         logger: logger
     )
     app.beforeServerStarts {

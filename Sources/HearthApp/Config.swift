@@ -19,6 +19,10 @@ public struct Config: Sendable {
     /// The role `hearth migrate` connects as (owns the schema). Defaults to `databaseURL`.
     public var migrationDatabaseURL: DatabaseURL?
     public var databasePoolSize = 20
+    /// How long a client-key lookup is remembered (zero: not at all). See ``TenantDirectory``.
+    public var tenantCacheTTL: Duration = .seconds(5)
+    /// Connections kept per LLM provider host: one per stream being answered, so this bounds concurrent turns per provider.
+    public var providerConnectionsPerHost = 4096
     public var masterKeys: KeyRing?
     public var logFormat: LogFormat = .text
     public var logLevel: Logger.Level = .info
@@ -55,6 +59,10 @@ public struct Config: Sendable {
         config.migrationDatabaseURL = try reader.string("HEARTH_MIGRATION_DATABASE_URL")
             .map { try reader.parse("HEARTH_MIGRATION_DATABASE_URL", $0, DatabaseURL.init) } ?? config.databaseURL
         config.databasePoolSize = try reader.integer("HEARTH_DATABASE_POOL_SIZE", default: config.databasePoolSize, range: 1...500)
+        config.tenantCacheTTL = .seconds(try reader.integer("HEARTH_TENANT_CACHE_SECONDS", default: 5, range: 0...3600))
+        config.providerConnectionsPerHost = try reader.integer(
+            "HEARTH_LLM_CONNECTIONS_PER_HOST", default: config.providerConnectionsPerHost, range: 1...100_000
+        )
         config.masterKeys = try reader.string("HEARTH_MASTER_KEY").map { try reader.parse("HEARTH_MASTER_KEY", $0, KeyRing.init(parsing:)) }
         config.logFormat = try reader.enumeration("HEARTH_LOG_FORMAT", default: config.environment == .production ? .json : .text)
         config.logLevel = try reader.enumeration("HEARTH_LOG_LEVEL", default: .info)

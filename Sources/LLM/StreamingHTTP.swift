@@ -37,18 +37,40 @@ struct StreamingHTTP: Sendable {
                     }
                     var decoder = ServerSentEventDecoder()
                     var finished = false
+                    // Deltas that arrive in one network read travel on as one delta: every event costs a hop
+                    // through each stream layer up to the client, and a fast upstream sends many per read.
+                    var text = ""
+                    func flush() {
+                        guard !text.isEmpty else { return }
+                        progress.withLockedValue { $0.sawEvent(idle: timeouts.idle) }
+                        continuation.yield(.delta(text))
+                        text = ""
+                    }
                     body: for try await chunk in response.body {
                         // Keep-alive comments keep chunks coming from a stalled upstream: without this check a
                         // timed-out stream would be read forever and its connection never closed.
                         try Task.checkCancellation()
                         for event in decoder.feed(chunk) {
-                            guard let events = try decode(event) else { finished = true; break body }
+                            let decoded: [CompletionEvent]?
+                            do {
+                                decoded = try decode(event)
+                            } catch {
+                                flush() // the text before a broken event was received: it is the partial answer
+                                throw error
+                            }
+                            guard let events = decoded else { finished = true; break body }
                             for item in events {
-                                if case .delta = item { progress.withLockedValue { $0.sawEvent(idle: timeouts.idle) } }
-                                continuation.yield(item)
+                                if case .delta(let piece) = item {
+                                    text += piece
+                                } else {
+                                    flush()
+                                    continuation.yield(item)
+                                }
                             }
                         }
+                        flush()
                     }
+                    flush()
                     if !finished, let last = decoder.finish(), let events = try decode(last) {
                         events.forEach { continuation.yield($0) }
                     }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct IsolationTests {
     @Test func clientKeysMustBePresentKnownAndActive() async throws {
-        let hearth = try await TestHearth.make()
+        let hearth = try await TestHearth.make { $0.tenantCacheTTL = .zero }
         let (tenant, key) = try await hearth.createTenant()
         let second = try await hearth.withAppDatabase { database in
             try await TenantStore(database: database, keyRing: hearth.keyRing).addClientKey(slug: tenant.slug)

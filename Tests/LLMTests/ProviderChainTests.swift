@@ -93,7 +93,11 @@ import Testing
         try await withMocks { primary, fallback, chain in
             primary.script([.disconnect(afterTokens: 2)])
             let (events, failure) = await run(chain)
-            #expect(events == [.answering(kind: "openai", model: "primary-model"), .delta("token0"), .delta(" token1")])
+            #expect(events.first == .answering(kind: "openai", model: "primary-model"))
+            #expect(events.dropFirst().map { event -> String in
+                if case .delta(let text) = event { return text }
+                return "not a delta: \(event)"
+            }.joined() == "token0 token1")
             guard case .interrupted? = failure as? ProviderChain.ChainFailure else {
                 Issue.record("expected interrupted, got \(String(describing: failure))")
                 return

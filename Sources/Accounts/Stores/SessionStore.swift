@@ -84,12 +84,13 @@ struct SessionStore: Sendable {
         return .rotated(userID: userID, sessionID: sessionID, refreshToken: next)
     }
 
-    func isActive(_ sessionID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query(
-            "SELECT 1 FROM auth_sessions WHERE id = \(sessionID) AND user_id = \(userID) AND revoked_at IS NULL",
-            logger: logger
+    /// One statement outside any transaction (see migrations/0005_session_check.sql): it runs on every request.
+    func isActive(_ sessionID: UUID, userID: UUID, tenantID: UUID, on client: PostgresClient) async throws -> Bool {
+        let rows = try await client.query(
+            "SELECT hearth_session_is_active(\(tenantID), \(sessionID), \(userID))", logger: logger
         )
-        return try await rows.collect().count == 1
+        for try await active in rows.decode(Bool.self) { return active }
+        return false
     }
 
     /// Returns `false` when the user has no such live session.

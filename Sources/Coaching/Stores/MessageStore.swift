@@ -19,38 +19,33 @@ struct MessageStore: Sendable {
 
     static func contentContext(_ id: UUID) -> String { "messages.content:\(id.uuidString.lowercased())" }
 
-    /// Inserts the user's message. With an idempotency key already used in this thread, inserts nothing and
-    /// returns `nil` (the caller replays the earlier exchange).
-    func insertUserMessage(
+    /// Stores the user's message and the placeholder its answer streams into (status `streaming`, empty
+    /// content), in one statement. Returns nil when an earlier send with the same idempotency key already
+    /// stored this exchange (then nothing is inserted).
+    func insertExchange(
         tenantID: UUID, threadID: UUID, userID: UUID, content: String, idempotencyKey: String?, key: SymmetricKey,
         on connection: PostgresConnection
-    ) async throws -> UUID? {
-        let id = UUID()
-        let sealed = Data(try FieldCipher.seal(content, key: key, context: Self.contentContext(id)))
+    ) async throws -> Exchange? {
+        let userMessageID = UUID()
+        let assistantMessageID = UUID()
+        let question = Data(try FieldCipher.seal(content, key: key, context: Self.contentContext(userMessageID)))
+        let placeholder = Data(try FieldCipher.seal("", key: key, context: Self.contentContext(assistantMessageID)))
+        // The answer's row reads the question's, so the question is inserted first and gets the lower `seq`.
         let rows = try await connection.query(
             """
-            INSERT INTO messages (id, tenant_id, thread_id, user_id, role, status, content_ciphertext, idempotency_key, completed_at)
-            VALUES (\(id), \(tenantID), \(threadID), \(userID), 'user', 'complete', \(sealed), \(idempotencyKey), now())
-            ON CONFLICT (tenant_id, thread_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+            WITH question AS (
+                INSERT INTO messages (id, tenant_id, thread_id, user_id, role, status, content_ciphertext, idempotency_key, completed_at)
+                VALUES (\(userMessageID), \(tenantID), \(threadID), \(userID), 'user', 'complete', \(question), \(idempotencyKey), now())
+                ON CONFLICT (tenant_id, thread_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+                RETURNING id
+            )
+            INSERT INTO messages (id, tenant_id, thread_id, user_id, role, status, content_ciphertext, reply_to)
+            SELECT \(assistantMessageID), \(tenantID), \(threadID), \(userID), 'assistant', 'streaming', \(placeholder), id FROM question
             RETURNING id
             """,
             logger: logger
         )
-        return try await rows.collect().isEmpty ? nil : id
-    }
-
-    /// The placeholder the answer streams into (status `streaming`, empty content).
-    func insertAssistantPlaceholder(tenantID: UUID, threadID: UUID, userID: UUID, replyTo: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> UUID {
-        let id = UUID()
-        let sealed = Data(try FieldCipher.seal("", key: key, context: Self.contentContext(id)))
-        try await connection.query(
-            """
-            INSERT INTO messages (id, tenant_id, thread_id, user_id, role, status, content_ciphertext, reply_to)
-            VALUES (\(id), \(tenantID), \(threadID), \(userID), 'assistant', 'streaming', \(sealed), \(replyTo))
-            """,
-            logger: logger
-        )
-        return id
+        return try await rows.collect().isEmpty ? nil : Exchange(userMessageID: userMessageID, assistantMessageID: assistantMessageID)
     }
 
     func exchange(idempotencyKey: String, threadID: UUID, on connection: PostgresConnection) async throws -> Exchange? {

@@ -77,8 +77,14 @@ struct ThreadStore: Sendable {
         return try await rows.collect().count == 1
     }
 
-    func touch(_ id: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("UPDATE threads SET updated_at = now() WHERE id = \(id)", logger: logger)
+    /// Marks the thread as just used and returns its session type; nil when it is not this user's thread.
+    /// (Ownership check and update in one statement: this runs at the start of every turn.)
+    func touch(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> SessionType? {
+        let rows = try await connection.query(
+            "UPDATE threads SET updated_at = now() WHERE id = \(id) AND user_id = \(userID) RETURNING session_type", logger: logger
+        )
+        for try await type in rows.decode(String.self) { return SessionType(rawValue: type) }
+        return nil
     }
 
     func delete(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {

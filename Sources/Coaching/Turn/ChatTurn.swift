@@ -47,39 +47,34 @@ public struct ChatTurn: Sendable {
     }
 
     func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?) async throws -> Start {
-        let prepared = try await database.withTenant(tenant.id) { connection -> Prepared? in
-            guard let sessionType = try await threads.sessionType(of: threadID, userID: identity.userID, on: connection) else {
+        // The hot path: as few statements as possible before the provider is called (docs/performance.md).
+        let prepared = try await database.withTenant(tenant.id) { connection -> Prepared in
+            guard let sessionType = try await threads.touch(threadID, userID: identity.userID, on: connection) else {
                 throw APIError.notFound("No such thread.")
             }
-            if let idempotencyKey, let earlier = try await messages.exchange(idempotencyKey: idempotencyKey, threadID: threadID, on: connection) {
-                return Prepared.replay(earlier)
-            }
             let key = try await dataKey(identity, connection)
-            guard let userMessageID = try await messages.insertUserMessage(
+            guard let exchange = try await messages.insertExchange(
                 tenantID: tenant.id, threadID: threadID, userID: identity.userID, content: content,
                 idempotencyKey: idempotencyKey, key: key, on: connection
             ) else {
-                return nil // a concurrent send with the same key won the insert; replay it below
+                // This idempotency key was used before: replay that exchange. (A concurrent send with the same
+                // key is serialised by the unique index, so its exchange is committed and visible here.)
+                guard let earlier = try await messages.exchange(idempotencyKey: idempotencyKey ?? "", threadID: threadID, on: connection) else {
+                    throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
+                }
+                return .replay(earlier)
             }
-            let assistantMessageID = try await messages.insertAssistantPlaceholder(
-                tenantID: tenant.id, threadID: threadID, userID: identity.userID, replyTo: userMessageID, key: key, on: connection
+            let conversation = try await messages.recentConversation(
+                threadID: threadID, limit: Self.historyLimit, upTo: exchange.userMessageID, key: key, on: connection
             )
-            try await threads.touch(threadID, on: connection)
-            let conversation = try await messages.recentConversation(threadID: threadID, limit: Self.historyLimit, upTo: userMessageID, key: key, on: connection)
             let settings = try await providerSettings.settings(on: connection)
-            return .fresh(.init(userMessageID: userMessageID, assistantMessageID: assistantMessageID, sessionType: sessionType,
-                                conversation: conversation, settings: settings, key: key))
+            return .fresh(.init(userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID,
+                                sessionType: sessionType, conversation: conversation, settings: settings, key: key))
         }
         switch prepared {
-        case .fresh(let turn)?:
+        case .fresh(let turn):
             return .generating(begin(turn, tenant: tenant, identity: identity, threadID: threadID))
-        case .replay(let exchange)?:
-            return replay(exchange, threadID: threadID)
-        case nil:
-            let exchange = try await database.withTenant(tenant.id) { connection in
-                try await messages.exchange(idempotencyKey: idempotencyKey ?? "", threadID: threadID, on: connection)
-            }
-            guard let exchange else { throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.") }
+        case .replay(let exchange):
             return replay(exchange, threadID: threadID)
         }
     }

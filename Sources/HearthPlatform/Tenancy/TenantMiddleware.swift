@@ -2,10 +2,10 @@ import Hummingbird
 
 /// Resolves the tenant from the `X-Hearth-Client-Key` header on every API request.
 public struct TenantMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
-    let store: TenantStore
+    let directory: TenantDirectory
 
-    public init(store: TenantStore) {
-        self.store = store
+    public init(directory: TenantDirectory) {
+        self.directory = directory
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -15,7 +15,7 @@ public struct TenantMiddleware<Context: HearthRequestContextProtocol>: RouterMid
         guard key.count <= 128 else {
             throw APIError.unauthorized("client_key_invalid", "This client key is not recognised.")
         }
-        switch try await store.lookup(clientKey: key) {
+        switch try await directory.lookup(clientKey: key) {
         case .active(let tenant):
             var context = context
             context.tenant = tenant
