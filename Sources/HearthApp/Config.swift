@@ -98,7 +98,7 @@ struct EnvironmentReader {
     private(set) var asked: Set<String> = []
 
     /// Read by other parts of the program (the embedded Postgres, the test support), not by `Config`.
-    static let readElsewhere: Set<String> = ["HEARTH_PG_BIN", "HEARTH_TEST_DATABASE_URL"]
+    static let readElsewhere: Set<String> = ["HEARTH_PG_BIN", "HEARTH_TEST_DATABASE_URL", "HEARTH_LOAD_CLIENT_KEY"]
 
     init(variables: [String: String]) {
         self.variables = variables

@@ -6,76 +6,75 @@ import Testing
 
 /// hearth-load against a live Hearth whose tenant streams from the mock, and directly against the mock.
 @Suite struct LoadGeneratorTests {
-    @Test func aChatRunMeasuresEveryTurnThroughHearthAndDirect() async throws {
-        try await withMockLLM(.init(responseTokens: 12)) { controls, mockPort in
+    /// A live Hearth whose new tenant answers through a mock LLM; `body` gets the mock, Hearth, the tenant's
+    /// client key and Hearth's base URL.
+    func onHearthWithMock(
+        _ knobs: MockKnobs, _ body: @Sendable (MockLLMControls, Int, TestHearth, String, LoadTarget) async throws -> Void
+    ) async throws {
+        try await withMockLLM(knobs) { controls, mockPort in
             let hearth = try await TestHearth.make()
             let (tenant, key) = try await hearth.createTenant()
             try await hearth.useMock(tenant, port: mockPort)
             try await hearth.test { client in
-                let benchmark = ChatBenchmark(
-                    hearth: try LoadTarget("http://127.0.0.1:\(client.port!)", allowRemote: false), clientKey: key,
-                    direct: try LoadTarget("http://127.0.0.1:\(mockPort)/v1", allowRemote: false),
-                    shape: LoadShape(users: 3, turns: 9, thinkTime: .milliseconds(5))
-                )
-                let report = try await benchmark.run()
-                #expect(report.hearth.measured.completed == 9)
-                #expect(report.hearth.measured.errors.isEmpty)
-                #expect(report.hearth.measured.timeToFirstToken.count == 9)
-                #expect(report.hearth.measured.total.count == 9)
-                #expect(report.direct?.measured.completed == 9)
-                // 9 direct requests and 9 through Hearth reached the mock; Hearth stored 9 answers and charged 9 usage records.
-                #expect(controls.requestCount == 18)
-                #expect(try await hearth.adminCount("usage_records WHERE outcome = 'completed'") == 9)
-                #expect(try await hearth.adminCount("messages WHERE role = 'assistant' AND status = 'complete'") == 9)
-                #expect(try await hearth.adminCount("users") == 3)
-                #expect((report.cpuPerTurnMilliseconds ?? 0) > 0)
-                #expect((report.peakResidentBytes ?? 0) > 0)
-                #expect(report.hearth.measured.peakOpenStreams <= 3)
-                // Time to first token can never exceed the whole turn.
-                #expect(report.hearth.measured.timeToFirstToken.milliseconds(at: 50) <= report.hearth.measured.total.milliseconds(at: 50))
-                let last = report.text.split(separator: "\n").last.map(String.init) ?? ""
-                #expect(last.hasPrefix("users=3 turns=9 errors=0 "))
-                #expect(last.contains("added_ttft_p50_ms=") && last.contains("cpu_per_turn_ms="))
+                try await body(controls, mockPort, hearth, key, try LoadTarget("http://127.0.0.1:\(client.port!)", allowRemote: false))
             }
         }
     }
 
-    @Test func providerFailuresAndRefusedKeysAreReportedByKind() async throws {
-        try await withMockLLM(.init(responseTokens: 4)) { controls, mockPort in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: mockPort)
-            try await hearth.test { client in
-                let target = try LoadTarget("http://127.0.0.1:\(client.port!)", allowRemote: false)
-                // 400 is not retryable and there is no fallback: each turn ends in the friendly unavailable answer.
-                controls.script([.status(400), .status(400), nil])
-                let report = try await ChatBenchmark(hearth: target, clientKey: key, direct: nil, shape: LoadShape(users: 1, turns: 3)).run()
-                #expect(report.hearth.measured.errors == ["event_providers_unavailable": 2])
-                #expect(report.hearth.measured.completed == 1)
-                #expect(report.text.contains("errors (hearth): event_providers_unavailable=2"))
+    @Test func aChatRunMeasuresEveryTurnThroughHearthAndDirect() async throws {
+        try await onHearthWithMock(.init(responseTokens: 12)) { controls, mockPort, hearth, key, target in
+            let benchmark = ChatBenchmark(
+                hearth: target, clientKey: key,
+                direct: try LoadTarget("http://127.0.0.1:\(mockPort)/v1", allowRemote: false),
+                shape: LoadShape(users: 3, turns: 9, thinkTime: .milliseconds(5))
+            )
+            let report = try await benchmark.run()
+            #expect(report.hearth.measured.completed == 9)
+            #expect(report.hearth.measured.errors.isEmpty)
+            #expect(report.hearth.measured.timeToFirstToken.count == 9)
+            #expect(report.hearth.measured.total.count == 9)
+            #expect(report.direct?.measured.completed == 9)
+            // 9 direct requests and 9 through Hearth reached the mock; Hearth stored 9 answers and charged 9 usage records.
+            #expect(controls.requestCount == 18)
+            #expect(try await hearth.adminCount("usage_records WHERE outcome = 'completed'") == 9)
+            #expect(try await hearth.adminCount("messages WHERE role = 'assistant' AND status = 'complete'") == 9)
+            #expect(try await hearth.adminCount("users") == 3)
+            #expect((report.cpuPerTurnMilliseconds ?? 0) > 0)
+            #expect((report.peakResidentBytes ?? 0) > 0)
+            #expect(report.hearth.measured.peakOpenStreams <= 3)
+            // Time to first token can never exceed the whole turn.
+            #expect(report.hearth.measured.timeToFirstToken.milliseconds(at: 50) <= report.hearth.measured.total.milliseconds(at: 50))
+            let last = report.text.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.hasPrefix("users=3 turns=9 errors=0 "))
+            #expect(last.contains("added_ttft_p50_ms=") && last.contains("cpu_per_turn_ms="))
+        }
+    }
 
-                await #expect(throws: SetUpFailed.self) {
-                    try await ChatBenchmark(hearth: target, clientKey: "hk_wrong", direct: nil, shape: LoadShape(users: 1, turns: 1)).run()
-                }
+    @Test func providerFailuresAndRefusedKeysAreReportedByKind() async throws {
+        try await onHearthWithMock(.init(responseTokens: 4)) { controls, _, _, key, target in
+            // 400 is not retryable and there is no fallback: each turn ends in the friendly unavailable answer.
+            controls.script([.status(400), .status(400), nil])
+            let report = try await ChatBenchmark(hearth: target, clientKey: key, direct: nil, shape: LoadShape(users: 1, turns: 3)).run()
+            #expect(report.hearth.measured.errors == ["event_providers_unavailable": 2])
+            #expect(report.hearth.measured.completed == 1)
+            #expect(report.text.contains("errors (hearth): event_providers_unavailable=2"))
+
+            await #expect(throws: SetUpFailed.self) {
+                try await ChatBenchmark(hearth: target, clientKey: "hk_wrong", direct: nil, shape: LoadShape(users: 1, turns: 1)).run()
             }
         }
     }
 
     @Test func historyPagesAreSeededThroughTheAPIAndTimed() async throws {
-        try await withMockLLM(.init(responseTokens: 3)) { _, mockPort in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: mockPort)
-            try await hearth.test { client in
-                let benchmark = HistoryBenchmark(hearth: try LoadTarget("http://127.0.0.1:\(client.port!)", allowRemote: false), clientKey: key,
-                                                 threads: 2, turnsPerThread: 30, pages: 6)
-                let report = try await benchmark.run()
-                #expect(report.errors.isEmpty)
-                #expect(report.messages == 120)
-                #expect(report.pages.count == 6)
-                #expect(try await hearth.adminCount("messages") == 120)
-                #expect(report.text.split(separator: "\n").last?.hasPrefix("messages=120 pages=6 errors=0 page_p50_ms=") == true)
-            }
+        try await onHearthWithMock(.init(responseTokens: 3)) { _, _, hearth, key, target in
+            let benchmark = HistoryBenchmark(hearth: target, clientKey: key,
+                                             threads: 2, turnsPerThread: 30, pages: 6)
+            let report = try await benchmark.run()
+            #expect(report.errors.isEmpty)
+            #expect(report.messages == 120)
+            #expect(report.pages.count == 6)
+            #expect(try await hearth.adminCount("messages") == 120)
+            #expect(report.text.split(separator: "\n").last?.hasPrefix("messages=120 pages=6 errors=0 page_p50_ms=") == true)
         }
     }
 
