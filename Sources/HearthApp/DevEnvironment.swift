@@ -67,21 +67,11 @@ public enum DevEnvironment {
         if let url = config.databaseURL { lines.append("HEARTH_DATABASE_URL=\(url.string)") }
         if let url = config.migrationDatabaseURL { lines.append("HEARTH_MIGRATION_DATABASE_URL=\(url.string)") }
         if let keys = config.masterKeys { lines.append("HEARTH_MASTER_KEY=\(keys.specification)") }
-        let file = directory.appendingPathComponent("dev.env")
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
+        try PrivateFile.write(lines.joined(separator: "\n") + "\n", to: directory.appendingPathComponent("dev.env"))
     }
 
     /// The dev master key, generated once and kept (mode 0600) so encrypted data survives restarts.
     static func persistentMasterKey(in directory: URL) throws -> String {
-        let file = directory.appendingPathComponent("master.key")
-        if let existing = try? String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-           !existing.isEmpty {
-            return existing
-        }
-        let specification = KeyRing.generateSpecification(version: 1)
-        try Data(specification.utf8).write(to: file)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        return specification
+        try PrivateFile.readOrCreate(directory.appendingPathComponent("master.key")) { KeyRing.generateSpecification(version: 1) }
     }
 }

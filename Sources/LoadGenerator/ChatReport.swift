@@ -7,8 +7,7 @@ public struct ChatReport: Sendable {
         public let elapsed: Duration
 
         public var turnsPerSecond: Double {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return seconds > 0 ? Double(measured.completed) / seconds : 0
+            elapsed.seconds > 0 ? Double(measured.completed) / elapsed.seconds : 0
         }
     }
 
@@ -90,6 +89,6 @@ public struct ChatReport: Sendable {
     static func ms(_ value: Double) -> String { String(format: "%7.3fms", value) }
     static func plain(_ value: Double) -> String { String(format: "%.3f", value) }
     static func format(_ duration: Duration) -> String {
-        String(format: "%.0fms", Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15)
+        String(format: "%.0fms", duration.seconds * 1000)
     }
 }

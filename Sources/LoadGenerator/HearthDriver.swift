@@ -27,11 +27,15 @@ struct HearthDriver: TurnDriver {
             try .json(.POST, target.url("/v1/auth/anonymous"), body: [String: String](), headers: [("X-Hearth-Client-Key", clientKey)]),
             as: Grant.self, timeout: timeout
         )
-        let thread = try await client.decoded(
-            try .json(.POST, target.url("/v1/threads"), body: ["title": "load \(index)"], headers: headers(grant.accessToken)),
+        return User(token: grant.accessToken, threadID: try await createThread(token: grant.accessToken, title: "load \(index)"))
+    }
+
+    /// A new thread of the signed-in user; returns its id.
+    func createThread(token: String, title: String) async throws -> String {
+        try await client.decoded(
+            try .json(.POST, target.url("/v1/threads"), body: ["title": title], headers: headers(token)),
             as: Created.self, timeout: timeout
-        )
-        return User(token: grant.accessToken, threadID: thread.id)
+        ).id
     }
 
     func turn(_ user: User, recorder: LatencyRecorder) async {

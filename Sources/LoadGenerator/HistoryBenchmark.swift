@@ -58,10 +58,7 @@ public struct HistoryBenchmark: Sendable {
         let user = try await driver.setUp(user: 0)
         var threadIDs = [user.threadID]
         for index in 1..<max(1, threads) {
-            threadIDs.append(try await client.decoded(
-                try .json(.POST, hearth.url("/v1/threads"), body: ["title": "history \(index)"], headers: driver.headers(user.token)),
-                as: Page.Message.self, timeout: timeout
-            ).id)
+            threadIDs.append(try await driver.createThread(token: user.token, title: "history \(index)"))
         }
         try await seed(threadIDs, driver: driver, user: user, client: client)
         let seedElapsed = ContinuousClock.now - seedStarted

@@ -9,8 +9,7 @@ public struct Latencies: Sendable {
     public init() {}
 
     mutating func record(_ duration: Duration) {
-        let micros = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
-        _ = histogram.record(UInt64(max(0, micros)))
+        _ = histogram.record(UInt64(max(0, (duration.seconds * 1_000_000).rounded())))
     }
 
     public var count: Int { Int(histogram.totalCount) }
@@ -64,5 +63,12 @@ public final class LatencyRecorder: Sendable {
 
     func streamClosed() {
         state.withLock { $0.openStreams -= 1 }
+    }
+}
+
+extension Duration {
+    /// In seconds, as a floating-point number (reports and rates).
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

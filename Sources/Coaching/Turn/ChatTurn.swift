@@ -57,19 +57,15 @@ public struct ChatTurn: Sendable {
                 tenantID: tenant.id, threadID: threadID, userID: identity.userID, content: content,
                 idempotencyKey: idempotencyKey, key: key, on: connection
             ) else {
-                // This idempotency key was used before: replay that exchange. (A concurrent send with the same
-                // key is serialised by the unique index, so its exchange is committed and visible here.)
-                guard let earlier = try await messages.exchange(idempotencyKey: idempotencyKey ?? "", threadID: threadID, on: connection) else {
+                // Only an idempotency key already used in this thread inserts nothing: replay that exchange. (A
+                // concurrent send with the same key is serialised by the unique index, so its exchange is
+                // committed and visible here.)
+                guard let idempotencyKey, let earlier = try await messages.exchange(idempotencyKey: idempotencyKey, threadID: threadID, on: connection) else {
                     throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
                 }
                 return .replay(earlier)
             }
-            let conversation = try await messages.recentConversation(
-                threadID: threadID, limit: Self.historyLimit, upTo: exchange.userMessageID, key: key, on: connection
-            )
-            let settings = try await providerSettings.settings(on: connection)
-            return .fresh(.init(userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID,
-                                sessionType: sessionType, conversation: conversation, settings: settings, key: key))
+            return .fresh(try await prepareTurn(exchange, sessionType: sessionType, threadID: threadID, key: key, on: connection))
         }
         switch prepared {
         case .fresh(let turn):
@@ -92,15 +88,25 @@ public struct ChatTurn: Sendable {
             guard let replyTo = try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: key, on: connection) else {
                 throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
             }
-            let conversation = try await messages.recentConversation(threadID: threadID, limit: Self.historyLimit, upTo: replyTo, key: key, on: connection)
-            return .init(userMessageID: replyTo, assistantMessageID: assistantMessageID, sessionType: sessionType,
-                         conversation: conversation, settings: try await providerSettings.settings(on: connection), key: key)
+            return try await prepareTurn(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID),
+                                         sessionType: sessionType, threadID: threadID, key: key, on: connection)
         }
         return begin(turn, tenant: tenant, identity: identity, threadID: threadID)
     }
 
     func inFlight(_ assistantMessageID: UUID) -> Generation? {
         registry.find(assistantMessageID)
+    }
+
+    /// What the provider is called with, read in the transaction that stored (or restarted) the exchange.
+    private func prepareTurn(_ exchange: MessageStore.Exchange, sessionType: SessionType, threadID: UUID, key: SymmetricKey,
+                      on connection: PostgresConnection) async throws -> Prepared.Turn {
+        let conversation = try await messages.recentConversation(
+            threadID: threadID, limit: Self.historyLimit, upTo: exchange.userMessageID, key: key, on: connection
+        )
+        return Prepared.Turn(userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID,
+                             sessionType: sessionType, conversation: conversation,
+                             settings: try await providerSettings.settings(on: connection), key: key)
     }
 
     // MARK: - Generating

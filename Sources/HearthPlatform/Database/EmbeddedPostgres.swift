@@ -90,9 +90,8 @@ public final class EmbeddedPostgres: @unchecked Sendable {
     private func initialise(binaries: URL, password: String) async throws {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let passwordFile = directory.appendingPathComponent(".initdb-password")
-        try Data(password.utf8).write(to: passwordFile)
+        try PrivateFile.write(password, to: passwordFile)
         defer { try? FileManager.default.removeItem(at: passwordFile) }
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile.path)
         if Self.runningAsRoot {
             // Postgres runs as `postgres`: it must own its data and be able to reach it.
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
@@ -141,14 +140,7 @@ public final class EmbeddedPostgres: @unchecked Sendable {
 
     /// A random password stored in `directory/name` (mode 0600), created on first use.
     private func secret(named name: String) throws -> String {
-        let file = directory.appendingPathComponent(name)
-        if let existing = try? String(contentsOf: file, encoding: .utf8), !existing.isEmpty {
-            return existing.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let value = Secrets.randomHex(byteCount: 24)
-        try Data(value.utf8).write(to: file)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-        return value
+        try PrivateFile.readOrCreate(directory.appendingPathComponent(name)) { Secrets.randomHex(byteCount: 24) }
     }
 
     private func tail(of file: URL) -> String {
