@@ -35,6 +35,8 @@ let package = Package(
             dependencies: [
                 "HearthApp", "Coaching",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -17,4 +17,10 @@ public struct UserDataKeys: Sendable {
     public func key(for userID: UUID, on connection: PostgresConnection) async throws -> SymmetricKey? {
         try await users.dataKey(of: userID, on: connection)
     }
+
+    /// Unwraps a key that a feature read in its own statement: the chat turn reads `user_keys` inside its one
+    /// round trip (migrations/0006_chat_turn.sql) rather than spending another on ``key(for:on:)``.
+    public func unwrap(masterVersion: Int, wrapped: [UInt8], of userID: UUID) throws -> SymmetricKey {
+        try users.unwrap(masterVersion: masterVersion, wrapped: wrapped, of: userID)
+    }
 }

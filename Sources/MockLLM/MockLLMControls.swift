@@ -43,12 +43,35 @@ public enum MockFault: Sendable, Equatable {
     }
 }
 
-/// Shared, thread-safe state of a running mock: knobs, the fault script and a request counter.
+/// One message of a request's conversation, as the mock received it (the system prompt excluded).
+public struct MockMessage: Sendable, Equatable, Decodable {
+    public let role: String
+    /// `nil` when the content is not plain text.
+    public let content: String?
+
+    public init(role: String, content: String?) {
+        self.role = role
+        self.content = content
+    }
+
+    enum CodingKeys: String, CodingKey { case role, content }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        role = try container.decode(String.self, forKey: .role)
+        content = try? container.decode(String.self, forKey: .content)
+    }
+}
+
+/// Shared, thread-safe state of a running mock: knobs, the fault script, a request counter and, when a test
+/// asks, the conversations it was sent.
 public final class MockLLMControls: Sendable {
     private struct State {
         var knobs: MockKnobs
         var script: [MockFault?] = []
         var requests = 0
+        var recording = false
+        var conversations: [[MockMessage]] = []
     }
 
     private let state: NIOLockedValueBox<State>
@@ -69,6 +92,20 @@ public final class MockLLMControls: Sendable {
 
     /// Requests received so far.
     public var requestCount: Int { state.withLockedValue { $0.requests } }
+
+    /// From now on keep each request's conversation (off by default: decoding it would load benchmarks).
+    public func recordConversations() {
+        state.withLockedValue { $0.recording = true }
+    }
+
+    /// The conversations of the requests received since ``recordConversations()``, oldest first.
+    public var conversations: [[MockMessage]] { state.withLockedValue { $0.conversations } }
+
+    var isRecording: Bool { state.withLockedValue { $0.recording } }
+
+    func record(_ conversation: [MockMessage]) {
+        state.withLockedValue { $0.conversations.append(conversation) }
+    }
 
     /// Counts the request and takes its scripted fault, if any.
     func nextFault() -> MockFault? {

@@ -38,9 +38,16 @@ public enum MockLLMServer {
         let stream: Bool?
     }
 
+    struct Conversation: Decodable {
+        let messages: [MockMessage]
+    }
+
     static func answer(_ request: Request, context: some RequestContext, controls: MockLLMControls, dialect: Dialect) async throws -> Response {
         let body = try await request.body.collect(upTo: 4 * 1024 * 1024)
         let incoming = try JSONDecoder().decode(Incoming.self, from: body)
+        if controls.isRecording {
+            controls.record(try JSONDecoder().decode(Conversation.self, from: body).messages.filter { $0.role != "system" })
+        }
         var knobs = controls.knobs
         if let value = request.headers[values: HTTPField.Name("X-Mock-Tokens")!].first.flatMap(Int.init) { knobs.responseTokens = value }
         if let value = request.headers[values: HTTPField.Name("X-Mock-TTFT-Ms")!].first.flatMap(Int.init) { knobs.timeToFirstToken = .milliseconds(value) }

@@ -50,6 +50,7 @@ import Testing
             let (tenant, key) = try await hearth.createTenant()
             try await hearth.useMock(tenant, port: port)
             controls.script([.disconnect(afterTokens: 3)])
+            controls.recordConversations()
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
                 let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Tell me"])
@@ -72,6 +73,9 @@ import Testing
                 let again = try await client.call(.get, coachee.messagesPath + "/\(assistantID)", clientKey: key, token: coachee.token)
                 #expect(again["status"] as? String == "complete")
                 #expect(again["content"] as? String == (0..<6).map { "token\($0)" }.joined(separator: " "))
+                // The retry answers the same question, without the interrupted attempt in its prompt.
+                #expect(controls.conversations.count == 2)
+                #expect(controls.conversations.last == [MockMessage(role: "user", content: "Tell me")])
                 // A complete answer is not retryable.
                 #expect(try await client.call(.post, coachee.messagesPath + "/\(assistantID)/retry", clientKey: key, token: coachee.token).errorCode == "not_retryable")
             }

@@ -50,6 +50,34 @@ import Testing
         }
     }
 
+    @Test func theProviderIsSentTheConversationSoFarOldestFirst() async throws {
+        try await withMockLLM(.init(responseTokens: 2)) { controls, port in
+            let hearth = try await TestHearth.make()
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port)
+            controls.recordConversations()
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                for content in ["First thing", "Second thing", "Third thing"] {
+                    let response = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": content])
+                    #expect(response.status == .ok)
+                }
+                // Another thread of the same user is not part of this one's prompt.
+                let other = try await client.call(.post, "/v1/threads", clientKey: key, token: coachee.token, json: [:])
+                let otherID = try #require(other["id"] as? String)
+                _ = try await client.call(.post, "/v1/threads/\(otherID)/messages", clientKey: key, token: coachee.token, json: ["content": "Elsewhere"])
+            }
+            let answer = "token0 token1"
+            #expect(controls.conversations == [
+                [.init(role: "user", content: "First thing")],
+                [.init(role: "user", content: "First thing"), .init(role: "assistant", content: answer), .init(role: "user", content: "Second thing")],
+                [.init(role: "user", content: "First thing"), .init(role: "assistant", content: answer), .init(role: "user", content: "Second thing"),
+                 .init(role: "assistant", content: answer), .init(role: "user", content: "Third thing")],
+                [.init(role: "user", content: "Elsewhere")],
+            ])
+        }
+    }
+
     @Test func messagesPageNewestOrOldestFirstWithAStableCursor() async throws {
         let hearth = try await TestHearth.make()
         let (_, key) = try await hearth.createTenant()

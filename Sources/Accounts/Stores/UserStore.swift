@@ -45,9 +45,13 @@ struct UserStore: Sendable {
             "SELECT master_version, wrapped_key FROM user_keys WHERE user_id = \(userID)", logger: logger
         )
         for try await (version, sealed) in rows.decode((Int, Data).self) {
-            return try keyRing.unwrap(.init(masterVersion: version, sealed: Array(sealed)), context: Self.keyContext(userID))
+            return try unwrap(masterVersion: version, wrapped: Array(sealed), of: userID)
         }
         return nil
+    }
+
+    func unwrap(masterVersion: Int, wrapped: [UInt8], of userID: UUID) throws -> SymmetricKey {
+        try keyRing.unwrap(.init(masterVersion: masterVersion, sealed: wrapped), context: Self.keyContext(userID))
     }
 
     func account(_ userID: UUID, on connection: PostgresConnection) async throws -> Account? {

@@ -41,17 +41,6 @@ public struct ProviderSettingsStore: Sendable {
         self.logger = logger
     }
 
-    public func settings(on connection: PostgresConnection) async throws -> [ProviderSetting] {
-        let rows = try await connection.query(
-            "SELECT position, kind, model, base_url, api_key_ref FROM tenant_llm_providers ORDER BY position", logger: logger
-        )
-        var settings: [ProviderSetting] = []
-        for try await (position, kind, model, url, key) in rows.decode((Int, String, String, String?, String?).self) {
-            settings.append(ProviderSetting(position: ProviderSetting.Position(rawValue: position) ?? .primary, kind: kind, model: model, baseURL: url, apiKeyReference: key))
-        }
-        return settings
-    }
-
     public func save(_ setting: ProviderSetting, tenantID: UUID, on connection: PostgresConnection) async throws {
         try await connection.query(
             """

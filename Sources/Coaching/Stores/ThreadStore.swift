@@ -77,16 +77,6 @@ struct ThreadStore: Sendable {
         return try await rows.collect().count == 1
     }
 
-    /// Marks the thread as just used and returns its session type; nil when it is not this user's thread.
-    /// (Ownership check and update in one statement: this runs at the start of every turn.)
-    func touch(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> SessionType? {
-        let rows = try await connection.query(
-            "UPDATE threads SET updated_at = now() WHERE id = \(id) AND user_id = \(userID) RETURNING session_type", logger: logger
-        )
-        for try await type in rows.decode(String.self) { return SessionType(rawValue: type) }
-        return nil
-    }
-
     func delete(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
         let rows = try await connection.query("DELETE FROM threads WHERE id = \(id) AND user_id = \(userID) RETURNING 1", logger: logger)
         return try await rows.collect().count == 1

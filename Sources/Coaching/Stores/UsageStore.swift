@@ -12,7 +12,8 @@ public struct Usage: Codable, Sendable, Equatable {
     public let costMicros: Int64
 }
 
-/// Owns `usage_records` and reads the `llm_prices` table.
+/// Owns `usage_records`. A turn's record is written, priced from `llm_prices`, by ``TurnStore/finish(_:content:status:key:)``
+/// in the transaction that stores the answer.
 struct UsageStore: Sendable {
     enum Outcome: String, Sendable { case completed, interrupted, unavailable }
 
@@ -32,31 +33,6 @@ struct UsageStore: Sendable {
     }
 
     let logger: Logger
-
-    /// Prices the call from the price row in effect today and inserts it; returns what the client is told.
-    func insert(_ record: Record, on connection: PostgresConnection) async throws -> Usage {
-        let rows = try await connection.query(
-            """
-            WITH price AS (
-                SELECT input_micros_per_million, output_micros_per_million FROM llm_prices
-                WHERE provider = \(record.provider) AND model = \(record.model) AND effective_from <= current_date
-                ORDER BY effective_from DESC LIMIT 1
-            )
-            INSERT INTO usage_records (id, tenant_id, user_id, thread_id, message_id, provider, model, input_tokens, output_tokens,
-                                       tokens_estimated, cost_micros, priced, ttft_ms, total_ms, outcome)
-            SELECT \(UUID()), \(record.tenantID), \(record.userID), \(record.threadID), \(record.messageID), \(record.provider), \(record.model),
-                   \(record.inputTokens), \(record.outputTokens), \(record.estimated),
-                   coalesce((SELECT (\(record.inputTokens)::bigint * input_micros_per_million
-                                    + \(record.outputTokens)::bigint * output_micros_per_million + 999999) / 1000000 FROM price), 0),
-                   EXISTS (SELECT 1 FROM price),
-                   \(record.timeToFirstToken.map(Self.milliseconds)), \(Self.milliseconds(record.total)), \(record.outcome.rawValue)
-            RETURNING cost_micros
-            """,
-            logger: logger
-        )
-        let cost = try await rows.collect().first?.decode(Int64.self) ?? 0
-        return Usage(inputTokens: record.inputTokens, outputTokens: record.outputTokens, estimated: record.estimated, costMicros: cost)
-    }
 
     static func milliseconds(_ duration: Duration) -> Int {
         Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)

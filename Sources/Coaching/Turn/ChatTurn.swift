@@ -8,9 +8,10 @@ import PostgresNIO
 
 /// The chat turn (the hot path), as ARCHITECTURE.md lays it out:
 /// 1. the user message is committed before any provider call (with its idempotency key);
-/// 2. the prompt is assembled from the thread in the same transaction;
+/// 2. the prompt is assembled from what the turn read just before;
 /// 3. the answer streams from the tenant's provider chain into a server-owned ``Generation``;
 /// 4. the assistant message and its usage record are written in one transaction; then `done`.
+/// Steps 1, 2 and 4 are one round trip each (``TurnStore``).
 public struct ChatTurn: Sendable {
     /// What a send or retry led to.
     enum Start: Sendable {
@@ -20,58 +21,40 @@ public struct ChatTurn: Sendable {
     }
 
     let database: Database
-    let keys: UserDataKeys
-    let threads: ThreadStore
+    let store: TurnStore
     let messages: MessageStore
-    let usage: UsageStore
-    let providerSettings: ProviderSettingsStore
     let factory: ProviderFactory
     let registry = GenerationRegistry()
     let prompt = PromptBuilder()
     let logger: Logger
 
-    /// Messages of history sent to the provider at most (then trimmed to the token budget).
+    /// Earlier messages sent to the provider with the new one at most (then trimmed to the token budget).
     static let historyLimit = 40
     static let unavailableAnswer =
         "I'm sorry — I can't answer right now because the coaching service is temporarily unavailable. Please try again in a moment."
 
     public init(database: Database, keyRing: KeyRing, factory: ProviderFactory) {
         self.database = database
-        self.keys = UserDataKeys(keyRing: keyRing, logger: database.logger)
-        self.threads = ThreadStore(logger: database.logger)
+        self.store = TurnStore(client: database.client, keys: UserDataKeys(keyRing: keyRing, logger: database.logger), logger: database.logger)
         self.messages = MessageStore(logger: database.logger)
-        self.usage = UsageStore(logger: database.logger)
-        self.providerSettings = ProviderSettingsStore(logger: database.logger)
         self.factory = factory
         self.logger = database.logger
     }
 
     func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?) async throws -> Start {
-        // The hot path: as few statements as possible before the provider is called (docs/performance.md).
-        let prepared = try await database.withTenant(tenant.id) { connection -> Prepared in
-            guard let sessionType = try await threads.touch(threadID, userID: identity.userID, on: connection) else {
-                throw APIError.notFound("No such thread.")
-            }
-            let key = try await dataKey(identity, connection)
-            guard let exchange = try await messages.insertExchange(
-                tenantID: tenant.id, threadID: threadID, userID: identity.userID, content: content,
-                idempotencyKey: idempotencyKey, key: key, on: connection
-            ) else {
-                // Only an idempotency key already used in this thread inserts nothing: replay that exchange. (A
-                // concurrent send with the same key is serialised by the unique index, so its exchange is
-                // committed and visible here.)
-                guard let idempotencyKey, let earlier = try await messages.exchange(idempotencyKey: idempotencyKey, threadID: threadID, on: connection) else {
-                    throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
-                }
-                return .replay(earlier)
-            }
-            return .fresh(try await prepareTurn(exchange, sessionType: sessionType, threadID: threadID, key: key, on: connection))
-        }
-        switch prepared {
-        case .fresh(let turn):
-            return .generating(begin(turn, tenant: tenant, identity: identity, threadID: threadID))
+        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
+        switch try await store.storeExchange(tenantID: tenant.id, userID: identity.userID, threadID: threadID, content: content,
+                                             idempotencyKey: idempotencyKey, key: context.key) {
+        case .stored(let exchange):
+            let conversation = try context.conversation() + [ChatMessage(role: .user, content: content)]
+            return .generating(begin(exchange, context: context, conversation: conversation, tenant: tenant, identity: identity, threadID: threadID))
         case .replay(let exchange):
-            return replay(exchange, threadID: threadID)
+            if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
+            return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
+        case .noThread:
+            throw APIError.notFound("No such thread.")
+        case .inProgress:
+            throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
         }
     }
 
@@ -80,66 +63,41 @@ public struct ChatTurn: Sendable {
         guard registry.find(assistantMessageID) == nil else {
             throw APIError.conflict("generation_in_progress", "This answer is still being generated.")
         }
-        let turn = try await database.withTenant(tenant.id) { connection -> Prepared.Turn in
-            guard let sessionType = try await threads.sessionType(of: threadID, userID: identity.userID, on: connection) else {
-                throw APIError.notFound("No such thread.")
-            }
-            let key = try await dataKey(identity, connection)
-            guard let replyTo = try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: key, on: connection) else {
-                throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
-            }
-            return try await prepareTurn(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID),
-                                         sessionType: sessionType, threadID: threadID, key: key, on: connection)
+        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: assistantMessageID)
+        let replyTo = try await database.withTenant(tenant.id) { connection in
+            try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key, on: connection)
         }
-        return begin(turn, tenant: tenant, identity: identity, threadID: threadID)
+        guard let replyTo else {
+            throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
+        }
+        return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context,
+                     conversation: try context.conversation(), tenant: tenant, identity: identity, threadID: threadID)
     }
 
     func inFlight(_ assistantMessageID: UUID) -> Generation? {
         registry.find(assistantMessageID)
     }
 
-    /// What the provider is called with, read in the transaction that stored (or restarted) the exchange.
-    private func prepareTurn(_ exchange: MessageStore.Exchange, sessionType: SessionType, threadID: UUID, key: SymmetricKey,
-                      on connection: PostgresConnection) async throws -> Prepared.Turn {
-        let conversation = try await messages.recentConversation(
-            threadID: threadID, limit: Self.historyLimit, upTo: exchange.userMessageID, key: key, on: connection
-        )
-        return Prepared.Turn(userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID,
-                             sessionType: sessionType, conversation: conversation,
-                             settings: try await providerSettings.settings(on: connection), key: key)
+    private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?) async throws -> TurnStore.Context {
+        guard let context = try await store.context(tenantID: tenant.id, userID: identity.userID, threadID: threadID,
+                                                     before: before, historyLimit: Self.historyLimit) else {
+            throw APIError.notFound("No such thread.")
+        }
+        return context
     }
 
     // MARK: - Generating
 
-    enum Prepared: Sendable {
-        struct Turn: Sendable {
-            let userMessageID: UUID
-            let assistantMessageID: UUID
-            let sessionType: SessionType
-            let conversation: [ChatMessage]
-            let settings: [ProviderSetting]
-            /// The user's data key, unwrapped once in the first transaction and reused to store the answer.
-            let key: SymmetricKey
-        }
-
-        case fresh(Turn)
-        case replay(MessageStore.Exchange)
-    }
-
-    private func replay(_ exchange: MessageStore.Exchange, threadID: UUID) -> Start {
-        if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
-        return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
-    }
-
-    private func begin(_ turn: Prepared.Turn, tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
-        let generation = Generation(threadID: threadID, userMessageID: turn.userMessageID, assistantMessageID: turn.assistantMessageID)
+    private func begin(_ exchange: MessageStore.Exchange, context: TurnStore.Context, conversation: [ChatMessage],
+                       tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
+        let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
-        let request = prompt.request(sessionType: turn.sessionType, conversation: turn.conversation)
-        let chain = factory.chain(for: turn.settings)
+        let request = prompt.request(sessionType: context.sessionType, conversation: conversation)
+        let chain = factory.chain(for: context.providers)
         // Detached from the request: a client that disconnects must not cancel the answer.
         Task.detached { [self] in
-            await run(generation, request: request, chain: chain, tenant: tenant, identity: identity, key: turn.key)
-            registry.remove(turn.assistantMessageID)
+            await run(generation, request: request, chain: chain, tenant: tenant, identity: identity, key: context.key)
+            registry.remove(exchange.assistantMessageID)
         }
         return generation
     }
@@ -193,11 +151,7 @@ public struct ChatTurn: Sendable {
             estimated: reported == nil, timeToFirstToken: firstToken, total: ContinuousClock.now - started, outcome: outcome
         )
         do {
-            let recorded = try await database.withTenant(tenant.id) { connection in
-                try await messages.finish(generation.assistantMessageID, content: text, status: status,
-                                          provider: provider.kind, model: provider.model, key: key, on: connection)
-                return try await usage.insert(record, on: connection)
-            }
+            let recorded = try await store.finish(record, content: text, status: status, key: key)
             switch failure {
             case nil:
                 await generation.emit("done", DoneEvent(assistantMessageId: generation.assistantMessageID, status: status,
@@ -222,13 +176,6 @@ public struct ChatTurn: Sendable {
         await generation.emit("error", ErrorEvent(code: code, message: message, retryable: true,
                                                   assistantMessageId: generation.assistantMessageID, status: status))
         await generation.finish(.init(content: content, status: status, provider: provider.kind, model: provider.model, usage: usage, errorCode: code))
-    }
-
-    private func dataKey(_ identity: Identity, _ connection: PostgresConnection) async throws -> SymmetricKey {
-        guard let key = try await keys.key(for: identity.userID, on: connection) else {
-            throw APIError.unauthorized("authentication_required", "This account no longer exists.")
-        }
-        return key
     }
 }
 

@@ -1,0 +1,121 @@
+import Accounts
+import Crypto
+import Foundation
+import HearthPlatform
+import LLM
+import Logging
+import PostgresNIO
+
+/// The chat turn's three statements, one round trip each: the functions of migrations/0006_chat_turn.sql
+/// (decision 0005). They read and write `threads`, `messages`, `user_keys`, `tenant_llm_providers` and
+/// `usage_records` on the turn's hot path only; everything else reaches those tables through their own stores.
+/// Each runs outside any transaction: the function scopes its own implicit transaction to the tenant.
+struct TurnStore: Sendable {
+    /// What a turn reads before the provider is called.
+    struct Context: Sendable {
+        let sessionType: SessionType
+        let key: SymmetricKey
+        let providers: [ProviderSetting]
+        /// Sealed recent messages, oldest first.
+        let history: [(id: UUID, role: ChatMessage.Role, sealed: Data)]
+
+        /// The history opened with the user's key; an answer stored empty (a failed start) is left out.
+        func conversation() throws -> [ChatMessage] {
+            try history.compactMap { message in
+                let text = try FieldCipher.open(Array(message.sealed), key: key, context: MessageStore.contentContext(message.id))
+                return text.isEmpty ? nil : ChatMessage(role: message.role, content: text)
+            }
+        }
+    }
+
+    enum Stored: Sendable {
+        case stored(MessageStore.Exchange)
+        /// An earlier send with the same idempotency key stored this exchange; nothing was inserted.
+        case replay(MessageStore.Exchange)
+        case noThread
+        /// The idempotency key is taken but its exchange is not visible (cannot happen while both rows are
+        /// inserted in one transaction; answered as a retryable conflict rather than trusted).
+        case inProgress
+    }
+
+    let client: PostgresClient
+    let keys: UserDataKeys
+    let logger: Logger
+
+    /// `nil` when the user has no such thread (or no longer exists).
+    func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int) async throws -> Context? {
+        let rows = try await client.query(
+            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit))", logger: logger
+        )
+        var sessionType: SessionType?
+        var key: SymmetricKey?
+        var providers: [ProviderSetting] = []
+        var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
+        for try await (kind, id, number, name, model, url, reference, sealed)
+            in rows.decode((String, UUID?, Int?, String?, String?, String?, String?, Data?).self) {
+            switch kind {
+            case "thread":
+                sessionType = name.flatMap(SessionType.init(rawValue:))
+            case "key":
+                guard let number, let sealed else { continue }
+                key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
+            case "provider":
+                guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { continue }
+                providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
+            case "message":
+                guard let id, let sealed else { continue }
+                history.append((id, name == "user" ? .user : .assistant, sealed))
+            default:
+                continue
+            }
+        }
+        guard let sessionType, let key else { return nil }
+        return Context(sessionType: sessionType, key: key, providers: providers, history: history)
+    }
+
+    /// Commits the user's message and the placeholder its answer streams into.
+    func storeExchange(tenantID: UUID, userID: UUID, threadID: UUID, content: String, idempotencyKey: String?,
+                       key: SymmetricKey) async throws -> Stored {
+        let question = UUID()
+        let answer = UUID()
+        let questionSealed = Data(try FieldCipher.seal(content, key: key, context: MessageStore.contentContext(question)))
+        let answerSealed = Data(try FieldCipher.seal("", key: key, context: MessageStore.contentContext(answer)))
+        let rows = try await client.query(
+            """
+            SELECT * FROM hearth_turn_store_exchange(\(tenantID), \(userID), \(threadID), \(idempotencyKey),
+                                                     \(question), \(questionSealed), \(answer), \(answerSealed))
+            """,
+            logger: logger
+        )
+        for try await (outcome, questionID, answerID) in rows.decode((String, UUID?, UUID?).self) {
+            switch (outcome, questionID, answerID) {
+            case ("stored", let user?, let assistant?):
+                return .stored(.init(userMessageID: user, assistantMessageID: assistant))
+            case ("replay", let user?, let assistant?):
+                return .replay(.init(userMessageID: user, assistantMessageID: assistant))
+            case ("no_thread", _, _):
+                return .noThread
+            default:
+                continue
+            }
+        }
+        return .inProgress
+    }
+
+    /// Stores an answer's final state and its usage record in one transaction; returns what the client is told.
+    func finish(_ record: UsageStore.Record, content: String, status: MessageStatus, key: SymmetricKey) async throws -> Usage {
+        let sealed = Data(try FieldCipher.seal(content, key: key, context: MessageStore.contentContext(record.messageID)))
+        let rows = try await client.query(
+            """
+            SELECT hearth_turn_finish(\(record.tenantID), \(record.userID), \(record.threadID), \(record.messageID), \(sealed),
+                                      \(status.rawValue), \(record.provider), \(record.model), \(record.inputTokens),
+                                      \(record.outputTokens), \(record.estimated),
+                                      \(record.timeToFirstToken.map(UsageStore.milliseconds)), \(UsageStore.milliseconds(record.total)),
+                                      \(record.outcome.rawValue))
+            """,
+            logger: logger
+        )
+        let cost = try await rows.collect().first?.decode(Int64.self) ?? 0
+        return Usage(inputTokens: record.inputTokens, outputTokens: record.outputTokens, estimated: record.estimated, costMicros: cost)
+    }
+}
