@@ -20,6 +20,8 @@ public func buildApplication(
     let keyRing = try config.requireKeyRing()
     var clientConfiguration = try config.requireDatabaseURL().clientConfiguration()
     clientConfiguration.options.maximumConnections = config.databasePoolSize
+    clientConfiguration.options.minimumConnections = config.databasePoolSize
+    clientConfiguration.options.keepAliveBehavior = nil
     let postgres = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
     let database = Database(client: postgres, logger: logger)
     let migrations = try Migration.load(from: config.migrationsDirectory)

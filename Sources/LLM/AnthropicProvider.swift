@@ -24,17 +24,15 @@ public struct AnthropicProvider: LLMProvider {
         let stream = true
     }
 
-    struct Event: Decodable {
-        struct Usage: Decodable { let input_tokens: Int?; let output_tokens: Int? }
-        struct Message: Decodable { let usage: Usage? }
-        struct Delta: Decodable { let type: String?; let text: String? }
-        struct Failure: Decodable { let type: String?; let message: String? }
-        let type: String
-        let message: Message?
-        let delta: Delta?
-        let usage: Usage?
-        let error: Failure?
-    }
+    /// What a stream event is read for (its `type` says which of the others it carries).
+    static let eventPaths: [[JSONFields.Step]] = [
+        [.key("type")],
+        [.key("message"), .key("usage"), .key("input_tokens")],
+        [.key("delta"), .key("text")],
+        [.key("usage"), .key("output_tokens")],
+        [.key("error"), .key("type")],
+        [.key("error"), .key("message")],
+    ]
 
     public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error> {
         let body = (try? JSONEncoder().encode(Body(
@@ -47,22 +45,25 @@ public struct AnthropicProvider: LLMProvider {
         // Input tokens arrive in message_start, output tokens in message_delta: report them together.
         let inputTokens = InputTokens()
         return endpoint.http.stream(url: endpoint.baseURL + "/v1/messages", headers: headers, body: body) { event in
-            let decoded = try JSONDecoder().decode(Event.self, from: Data(event.data.utf8))
-            switch decoded.type {
+            let fields = try JSONFields.read(event.data, Self.eventPaths)
+            switch fields[0]?.string {
             case "message_start":
-                inputTokens.value = decoded.message?.usage?.input_tokens
+                inputTokens.value = fields[1]?.int
                 return []
             case "content_block_delta":
-                guard let text = decoded.delta?.text, !text.isEmpty else { return [] }
+                guard let text = fields[2]?.string, !text.isEmpty else { return [] }
                 return [.delta(text)]
             case "message_delta":
-                guard let output = decoded.usage?.output_tokens, let input = inputTokens.value else { return [] }
+                guard let output = fields[3]?.int, let input = inputTokens.value else { return [] }
                 return [.usage(inputTokens: input, outputTokens: output)]
             case "message_stop":
                 return nil
             case "error":
-                let kind: ProviderError.Kind = decoded.error?.type == "overloaded_error" || decoded.error?.type == "api_error" ? .unavailable : .rejected
-                throw ProviderError(kind, decoded.error?.message ?? "error in stream")
+                let type = fields[4]?.string
+                let kind: ProviderError.Kind = type == "overloaded_error" || type == "api_error" ? .unavailable : .rejected
+                throw ProviderError(kind, fields[5]?.string ?? "error in stream")
+            case nil:
+                throw ProviderError(.malformed, "a stream event without a type")
             default:
                 return [] // ping, content_block_start/stop
             }

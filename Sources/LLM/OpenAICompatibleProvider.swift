@@ -23,16 +23,23 @@ public struct OpenAICompatibleProvider: LLMProvider {
         let stream_options = StreamOptions()
     }
 
-    struct Chunk: Decodable {
-        struct Choice: Decodable {
-            struct Delta: Decodable { let content: String? }
-            let delta: Delta?
-        }
-        struct Usage: Decodable { let prompt_tokens: Int; let completion_tokens: Int }
-        struct Failure: Decodable { let message: String? }
-        let choices: [Choice]?
-        let usage: Usage?
-        let error: Failure?
+    /// What a streamed chunk is read for: `{"choices":[{"delta":{"content":…}}]}`, the final
+    /// `{"usage":{"prompt_tokens":…,"completion_tokens":…}}`, or `{"error":{"message":…}}`.
+    static let chunkPaths: [[JSONFields.Step]] = [
+        [.key("choices"), .index(0), .key("delta"), .key("content")],
+        [.key("usage"), .key("prompt_tokens")],
+        [.key("usage"), .key("completion_tokens")],
+        [.key("error")],
+        [.key("error"), .key("message")],
+    ]
+
+    static func events(ofChunk data: String) throws -> [CompletionEvent] {
+        let fields = try JSONFields.read(data, chunkPaths)
+        if let error = fields[3], error != .null { throw ProviderError(.unavailable, fields[4]?.string ?? "error in stream") }
+        var events: [CompletionEvent] = []
+        if let text = fields[0]?.string, !text.isEmpty { events.append(.delta(text)) }
+        if let input = fields[1]?.int, let output = fields[2]?.int { events.append(.usage(inputTokens: input, outputTokens: output)) }
+        return events
     }
 
     public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error> {
@@ -41,13 +48,7 @@ public struct OpenAICompatibleProvider: LLMProvider {
         let body = (try? JSONEncoder().encode(Body(model: model, messages: messages, max_tokens: request.maxOutputTokens))) ?? Data()
         let headers = endpoint.apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
         return endpoint.http.stream(url: endpoint.baseURL + "/chat/completions", headers: headers, body: body) { event in
-            if event.data == "[DONE]" { return nil }
-            let chunk = try JSONDecoder().decode(Chunk.self, from: Data(event.data.utf8))
-            if let error = chunk.error { throw ProviderError(.unavailable, error.message ?? "error in stream") }
-            var events: [CompletionEvent] = []
-            if let text = chunk.choices?.first?.delta?.content, !text.isEmpty { events.append(.delta(text)) }
-            if let usage = chunk.usage { events.append(.usage(inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens)) }
-            return events
+            event.data == "[DONE]" ? nil : try Self.events(ofChunk: event.data)
         }
     }
 }

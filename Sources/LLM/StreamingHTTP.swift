@@ -80,21 +80,54 @@ struct StreamingHTTP: Sendable {
                     continuation.finish(throwing: timedOut ? ProviderError(.timeout, "no data within the time limit") : Self.translate(error))
                 }
             }
-            // The watchdog: cancels the consumer when the current deadline passes without progress.
-            let watchdog = Task {
-                while !Task.isCancelled {
-                    let deadline = progress.withLockedValue { $0.deadline }
-                    if ContinuousClock.now >= deadline {
-                        progress.withLockedValue { $0.timedOut = true }
-                        consumer.cancel()
-                        return
-                    }
-                    try? await Task.sleep(until: deadline, clock: .continuous)
-                }
-            }
+            let watchdog = Watchdog(eventLoop: client.eventLoopGroup.next(), progress: progress, consumer: consumer)
+            watchdog.arm()
             continuation.onTermination = { _ in
                 consumer.cancel()
-                watchdog.cancel()
+                watchdog.stop()
+            }
+        }
+    }
+
+    /// Cancels the consumer when the current deadline passes without progress. A timer on an event loop rather
+    /// than a sleeping task: Swift's delayed jobs go through Dispatch's timer thread, and that cost about a tenth
+    /// of the server's CPU per turn (docs/performance.md).
+    final class Watchdog: Sendable {
+        let eventLoop: any EventLoop
+        let progress: NIOLockedValueBox<Progress>
+        let consumer: Task<Void, Never>
+        private struct Timer {
+            var pending: Scheduled<Void>?
+            var stopped = false
+        }
+        private let timer = NIOLockedValueBox(Timer())
+
+        init(eventLoop: any EventLoop, progress: NIOLockedValueBox<Progress>, consumer: Task<Void, Never>) {
+            self.eventLoop = eventLoop
+            self.progress = progress
+            self.consumer = consumer
+        }
+
+        func arm() {
+            let deadline = progress.withLockedValue { $0.deadline }
+            let now = ContinuousClock.now
+            guard now < deadline else {
+                progress.withLockedValue { $0.timedOut = true }
+                consumer.cancel()
+                return
+            }
+            let (seconds, attoseconds) = now.duration(to: deadline).components
+            let wait = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            timer.withLockedValue { timer in
+                guard !timer.stopped else { return }
+                timer.pending = eventLoop.scheduleTask(in: wait) { self.arm() }
+            }
+        }
+
+        func stop() {
+            timer.withLockedValue { timer in
+                timer.pending?.cancel()
+                timer.stopped = true
             }
         }
     }
@@ -119,7 +152,7 @@ struct StreamingHTTP: Sendable {
     static func translate(_ error: any Error) -> ProviderError {
         switch error {
         case let error as ProviderError: return error
-        case is DecodingError: return ProviderError(.malformed, "unreadable stream data")
+        case is JSONFields.Malformed: return ProviderError(.malformed, "unreadable stream data")
         case is CancellationError: return ProviderError(.connection, "cancelled")
         default: return ProviderError(.connection, String(describing: error).prefix(200).description)
         }
