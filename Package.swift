@@ -67,6 +67,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -117,7 +118,7 @@ let package = Package(
         .target(
             name: "LoadGenerator",
             dependencies: [
-                "LLM",
+                "LLM", "HearthPlatform",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -156,7 +157,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HearthPlatformTests",
-            dependencies: ["HearthPlatform", "HearthTestSupport"],
+            dependencies: [
+                "HearthPlatform", "HearthTestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

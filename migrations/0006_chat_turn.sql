@@ -3,6 +3,11 @@
 -- SECURITY INVOKER: each scopes its own implicit transaction to p_tenant exactly as Database.withTenant
 -- does, and row-level security binds every statement in them. Coaching's TurnStore is their only caller.
 
+-- When the generation now streaming into an answer began (NULL once it is finished): a retry starts a new
+-- one, and an answer streaming for longer than any generation can last has lost its server.
+ALTER TABLE messages ADD COLUMN streaming_since timestamptz;
+UPDATE messages SET streaming_since = created_at WHERE status = 'streaming';
+
 -- Everything a turn reads before the provider is called, as tagged rows in this order:
 --   ('thread',   NULL, NULL,     session_type, …)                        none when the user has no such thread
 --   ('key',      NULL, version,  NULL, …, wrapped_key)                   the user's wrapped data key
@@ -57,8 +62,8 @@ BEGIN
     VALUES (p_question, p_tenant, p_thread, p_user, 'user', 'complete', p_question_sealed, p_idempotency_key, now())
     ON CONFLICT (tenant_id, thread_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING;
     IF FOUND THEN
-        INSERT INTO messages (id, tenant_id, thread_id, user_id, role, status, content_ciphertext, reply_to)
-        VALUES (p_answer, p_tenant, p_thread, p_user, 'assistant', 'streaming', p_answer_sealed, p_question);
+        INSERT INTO messages (id, tenant_id, thread_id, user_id, role, status, content_ciphertext, reply_to, streaming_since)
+        VALUES (p_answer, p_tenant, p_thread, p_user, 'assistant', 'streaming', p_answer_sealed, p_question, now());
         RETURN QUERY SELECT 'stored', p_question, p_answer;
         RETURN;
     END IF;
@@ -85,7 +90,7 @@ DECLARE
 BEGIN
     PERFORM set_config('app.tenant_id', p_tenant::text, true);
     UPDATE messages SET content_ciphertext = p_sealed, status = p_status, provider = p_provider, model = p_model,
-                        completed_at = now()
+                        completed_at = now(), streaming_since = NULL
     WHERE id = p_message;
     SELECT input_micros_per_million, output_micros_per_million INTO price FROM llm_prices
     WHERE provider = p_provider AND model = p_model AND effective_from <= current_date

@@ -28,6 +28,12 @@ public enum AdminTasks {
         }
     }
 
+    public static func withJobs<T: Sendable>(_ config: Config, logger: Logger, _ body: @Sendable (JobStore) async throws -> T) async throws -> T {
+        try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
+            try await body(JobStore(client: database.client, logger: logger))
+        }
+    }
+
     public static func createOperator(
         _ config: Config, logger: Logger, email: String, password: String, role: Operator.Role, tenantSlug: String?
     ) async throws -> Operator {

@@ -6,6 +6,7 @@ import HearthPlatform
 import Hummingbird
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 
 /// The one place that sees every feature: builds the router, middleware order and services.
 /// `hearth serve` and the tests both call it, so tests exercise exactly what production runs.
@@ -50,10 +51,15 @@ public func buildApplication(
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
     configureRouter?(router)
 
+    var services: [any Service] = [postgres, providerHTTP]
+    if config.jobs.workers > 0 {
+        services.append(JobRunner(store: JobStore(client: postgres, logger: logger), handlers: [AbandonedAnswers(database: database)],
+                                  schedules: [AbandonedAnswers.schedule], options: config.jobs, logger: logger))
+    }
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hearth"),
-        services: [postgres, providerHTTP],
+        services: services,
         logger: logger
     )
     app.beforeServerStarts {

@@ -30,6 +30,8 @@ public struct Config: Sendable {
     public var resourcesDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     public var accounts = AccountsConfiguration()
     public var llm = ProviderFactory.Options()
+    /// Background jobs on this instance; zero workers runs none here (other instances still do).
+    public var jobs = JobRunner.Options()
 
     public init() {}
 
@@ -84,6 +86,8 @@ public struct Config: Sendable {
         config.llm.offlinePace = .milliseconds(try reader.integer("HEARTH_OFFLINE_PACE_MS", default: 35, range: 0...2000))
         config.llm.firstTokenTimeout = .seconds(try reader.integer("HEARTH_LLM_FIRST_TOKEN_TIMEOUT_SECONDS", default: 10, range: 1...300))
         config.llm.idleTimeout = .seconds(try reader.integer("HEARTH_LLM_IDLE_TIMEOUT_SECONDS", default: 30, range: 1...600))
+        config.jobs.workers = try reader.integer("HEARTH_JOB_WORKERS", default: config.jobs.workers, range: 0...64)
+        config.jobs.pollInterval = .milliseconds(try reader.integer("HEARTH_JOB_POLL_MS", default: 1000, range: 10...60_000))
         if let unknown = reader.unknownKeys().first {
             throw ConfigError("\(unknown) is not a Hearth setting (see docs/configuration.md)")
         }

@@ -1,3 +1,4 @@
+import HearthPlatform
 import Foundation
 
 /// What a chat run measured, as a table for people and a final `key=value` line for scripts.

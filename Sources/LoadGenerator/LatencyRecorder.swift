@@ -1,3 +1,4 @@
+import HearthPlatform
 import Histogram
 import Synchronization
 
@@ -63,12 +64,5 @@ public final class LatencyRecorder: Sendable {
 
     func streamClosed() {
         state.withLock { $0.openStreams -= 1 }
-    }
-}
-
-extension Duration {
-    /// In seconds, as a floating-point number (reports and rates).
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -161,17 +161,35 @@ import Testing
             let sent = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Are you there?"])
             let assistantID = try #require((sent["assistantMessage"] as? [String: Any])?["id"] as? String)
             // A server died mid-answer: the row says streaming and nobody is generating it.
-            _ = try await hearth.withAdminDatabase { database in
-                try await database.client.query("UPDATE messages SET status = 'streaming' WHERE role = 'assistant'", logger: database.logger)
-            }
+            try await hearth.admin("UPDATE messages SET status = 'streaming', streaming_since = now() WHERE role = 'assistant'")
             let fresh = try await client.call(.post, coachee.messagesPath + "/\(assistantID)/retry", clientKey: key, token: coachee.token)
             #expect(fresh.errorCode == "not_retryable") // it may still be generating elsewhere
-            _ = try await hearth.withAdminDatabase { database in
-                try await database.client.query("UPDATE messages SET created_at = now() - interval '10 minutes' WHERE role = 'assistant'", logger: database.logger)
-            }
+            try await hearth.admin("UPDATE messages SET streaming_since = now() - interval '10 minutes' WHERE role = 'assistant'")
             let retried = try await client.call(.post, coachee.messagesPath + "/\(assistantID)/retry", clientKey: key, token: coachee.token)
             #expect(retried.status == .ok)
             #expect((retried["assistantMessage"] as? [String: Any])?["status"] as? String == "complete")
+        }
+    }
+
+    @Test func theSweepMarksStaleStreamingAnswersInterruptedInEveryTenant() async throws {
+        let hearth = try await TestHearth.make { $0.jobs.workers = 1 }
+        let (_, first) = try await hearth.createTenant()
+        let (_, second) = try await hearth.createTenant()
+        try await hearth.test { client in
+            var answers: [String] = []
+            for key in [first, second, first] {
+                let coachee = try await Coachee.make(client, key: key)
+                let sent = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Still there?"])
+                answers.append(try #require((sent["assistantMessage"] as? [String: Any])?["id"] as? String))
+            }
+            // Two servers died mid-answer long ago; a third answer is being generated right now.
+            try await hearth.admin("UPDATE messages SET status = 'streaming', streaming_since = now() - interval '10 minutes' WHERE id IN ('\(answers[0])', '\(answers[1])')")
+            try await hearth.admin("UPDATE messages SET status = 'streaming', streaming_since = now() WHERE id = '\(answers[2])'")
+            // The schedule is due now: the next tick of the job runner enqueues the sweep and runs it.
+            try await hearth.admin("UPDATE job_schedules SET next_run_at = now() WHERE name = 'coaching.abandoned-answers'")
+            #expect(try await hearth.eventually("messages WHERE status = 'interrupted' AND streaming_since IS NULL AND completed_at IS NOT NULL", equals: 2))
+            #expect(try await hearth.adminCount("messages WHERE status = 'streaming' AND id = '\(answers[2])'") == 1)
+            #expect(try await hearth.adminCount("jobs WHERE kind = 'coaching.abandoned-answers' AND state = 'done'") >= 1)
         }
     }
 }

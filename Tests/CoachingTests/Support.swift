@@ -28,15 +28,6 @@ struct Coachee: Sendable {
 
 extension TestHearth {
     /// Polls (as the superuser) until `condition` holds or the time is up.
-    func eventually(_ sql: String, timeout: Duration = .seconds(10)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await adminCount(sql) > 0 { return true }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        return false
-    }
-
     func adminString(_ sql: String) async throws -> String? {
         try await withAdminDatabase { database in
             try await database.client.query(PostgresQuery(unsafeSQL: sql), logger: database.logger).collect().first?.decode(String?.self)

@@ -60,6 +60,23 @@ import Testing
         let badRole = try await hearth(["operator", "create", "--email", "x@example.com", "--role", "king"], environment, input: "a long operator password\n")
         #expect(badRole.0 != 0)
 
+        // Dead jobs are visible and can be retried.
+        let deadID = try await Database.connect(to: endpoints.admin.with(database: name), logger: TestLogs.quiet) { database in
+            try await database.client.query(
+                "INSERT INTO jobs (kind, state, attempts, max_attempts, last_error, finished_at) VALUES ('test.kind', 'dead', 5, 5, 'boom', now()) RETURNING id",
+                logger: TestLogs.quiet
+            ).collect().first!.decode(Int64.self)
+        }
+        let dead = try await hearth(["jobs", "list", "--state", "dead"], environment)
+        #expect(dead.0 == 0, "\(dead.1)")
+        #expect(dead.1.contains("\(deadID)\ttest.kind\tdead\t5/5"))
+        #expect(dead.1.contains("boom"))
+        let retried = try await hearth(["jobs", "retry", "\(deadID)"], environment)
+        #expect(retried.0 == 0, "\(retried.1)")
+        #expect(try await hearth(["jobs", "list", "--state", "pending"], environment).1.contains("\(deadID)\ttest.kind\tpending\t0/5"))
+        #expect(try await hearth(["jobs", "retry", "\(deadID)"], environment).0 != 0)
+        #expect(try await hearth(["jobs", "list", "--state", "sleeping"], environment).0 != 0)
+
         let typo = try await hearth(["tenant", "list"], environment.merging(["HEARTH_DATABSE_URL": "x"]) { $1 })
         #expect(typo.0 != 0)
         #expect(typo.1.contains("HEARTH_DATABSE_URL"))

@@ -25,6 +25,9 @@ public struct TestHearth: Sendable {
         config.accounts.passwordCost = .init(memoryKiB: 1024, iterations: 1, parallelism: 1)
         // The offline model streams at full speed in tests.
         config.llm.offlinePace = .zero
+        // No background jobs unless a test asks for them (`config.jobs.workers = 1`); then they are picked up quickly.
+        config.jobs.workers = 0
+        config.jobs.pollInterval = .milliseconds(50)
         customise(&config)
         return TestHearth(config: config, databases: databases)
     }
@@ -86,6 +89,25 @@ public struct TestHearth: Sendable {
             var count = 0
             for try await value in rows.decode(Int.self) { count = value }
             return count
+        }
+    }
+
+    /// Polls `SELECT count(*) FROM fromClause` until it equals `count` (or, without one, is positive); false if
+    /// that does not happen within `timeout`. For work that completes in the background.
+    public func eventually(_ fromClause: String, equals count: Int? = nil, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let current = try await adminCount(fromClause)
+            if count.map({ current == $0 }) ?? (current > 0) { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    /// Runs one statement as the schema owner: for arranging states the API cannot reach (a server that died).
+    public func admin(_ sql: String) async throws {
+        try await withAdminDatabase { database in
+            _ = try await database.client.query(PostgresQuery(unsafeSQL: sql), logger: database.logger)
         }
     }
 }

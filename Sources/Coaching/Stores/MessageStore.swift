@@ -28,10 +28,11 @@ struct MessageStore: Sendable {
         let sealed = Data(try FieldCipher.seal("", key: key, context: Self.contentContext(id)))
         let rows = try await connection.query(
             """
-            UPDATE messages SET status = 'streaming', content_ciphertext = \(sealed), provider = NULL, model = NULL, completed_at = NULL
+            UPDATE messages SET status = 'streaming', streaming_since = now(), content_ciphertext = \(sealed), provider = NULL, model = NULL,
+                                completed_at = NULL
             WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID) AND role = 'assistant'
               AND (status IN ('interrupted', 'failed')
-                   OR (status = 'streaming' AND created_at < now() - make_interval(secs => \(Self.abandonedAfterSeconds))))
+                   OR (status = 'streaming' AND streaming_since < now() - make_interval(secs => \(Self.abandonedAfterSeconds))))
             RETURNING reply_to
             """,
             logger: logger

@@ -57,7 +57,9 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
         let status = try await Self.run([pgCtl, "-D", dataDirectory.path, "status"], asPostgres: true, in: directory)
         if status.code != 0 {
-            let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='\(dataDirectory.path)'"
+            // Room for many pools at once: each app instance keeps its whole pool open, and the test suite runs
+            // dozens of instances in parallel.
+            let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='\(dataDirectory.path)' -c max_connections=300"
                 + (ephemeral ? " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" : "")
             let started = try await Self.run(
                 [pgCtl, "-D", dataDirectory.path, "-l", logFile.path, "-o", options, "-w", "-t", "60", "start"],
