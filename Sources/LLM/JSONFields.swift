@@ -109,61 +109,58 @@ package struct JSONFields {
         }
 
         mutating func object(candidates: UInt64, depth: Int) throws {
-            position += 1
-            skipWhitespace()
-            if try peek() == UInt8(ascii: "}") {
-                position += 1
-                return
-            }
-            while true {
-                skipWhitespace()
-                guard try peek() == UInt8(ascii: "\"") else { throw malformed }
-                let key = try scanString()
-                var next: UInt64 = 0
-                var rest = candidates
-                while rest != 0 {
-                    let path = rest.trailingZeroBitCount
-                    rest &= rest - 1
-                    if case .key(let wanted) = paths[path][depth], keyMatches(key, wanted) { next |= 1 << UInt64(path) }
+            try members(closing: UInt8(ascii: "}")) { reader, _ in
+                reader.skipWhitespace()
+                guard try reader.peek() == UInt8(ascii: "\"") else { throw reader.malformed }
+                let key = try reader.scanString()
+                let next = reader.narrowed(candidates, depth: depth) { step in
+                    if case .key(let wanted) = step { reader.keyMatches(key, wanted) } else { false }
                 }
-                skipWhitespace()
-                guard try peek() == UInt8(ascii: ":") else { throw malformed }
-                position += 1
-                try value(candidates: next, depth: depth + 1)
-                skipWhitespace()
-                switch try peek() {
-                case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "}"): position += 1; return
-                default: throw malformed
-                }
+                reader.skipWhitespace()
+                guard try reader.peek() == UInt8(ascii: ":") else { throw reader.malformed }
+                reader.position += 1
+                try reader.value(candidates: next, depth: depth + 1)
             }
         }
 
         mutating func array(candidates: UInt64, depth: Int) throws {
+            try members(closing: UInt8(ascii: "]")) { reader, index in
+                try reader.value(candidates: reader.narrowed(candidates, depth: depth) { $0 == .index(index) }, depth: depth + 1)
+            }
+        }
+
+        /// Reads the comma-separated members of an object or array (from its opening bracket), `member` reading
+        /// the one at each index.
+        mutating func members(closing: UInt8, _ member: (inout Reader, Int) throws -> Void) throws {
             position += 1
             skipWhitespace()
-            if try peek() == UInt8(ascii: "]") {
+            if try peek() == closing {
                 position += 1
                 return
             }
             var index = 0
             while true {
-                var next: UInt64 = 0
-                var rest = candidates
-                while rest != 0 {
-                    let path = rest.trailingZeroBitCount
-                    rest &= rest - 1
-                    if case .index(index) = paths[path][depth] { next |= 1 << UInt64(path) }
-                }
-                try value(candidates: next, depth: depth + 1)
+                try member(&self, index)
                 index += 1
                 skipWhitespace()
                 switch try peek() {
                 case UInt8(ascii: ","): position += 1
-                case UInt8(ascii: "]"): position += 1; return
+                case closing: position += 1; return
                 default: throw malformed
                 }
             }
+        }
+
+        /// The candidate paths whose step at `depth` is one `matches` accepts.
+        func narrowed(_ candidates: UInt64, depth: Int, _ matches: (Step) -> Bool) -> UInt64 {
+            var next: UInt64 = 0
+            var rest = candidates
+            while rest != 0 {
+                let path = rest.trailingZeroBitCount
+                rest &= rest - 1
+                if matches(paths[path][depth]) { next |= 1 << UInt64(path) }
+            }
+            return next
         }
 
         /// Checks a string's syntax and moves past it; returns the range between the quotes.

@@ -48,6 +48,10 @@ import Testing
         return options
     }
 
+    static func runner(_ store: JobStore, _ handlers: [any JobHandler], options: JobRunner.Options = options()) -> JobRunner {
+        JobRunner(store: store, handlers: handlers, schedules: [], options: options, logger: TestLogs.quiet)
+    }
+
     /// Runs `runners` until `body` returns, then stops them.
     static func running(_ runners: [JobRunner], _ body: () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -65,7 +69,7 @@ import Testing
             for number in 0..<40 { try await store.enqueue(NewJob(kind: recorder.kind, payload: Payload(number: number))) }
             var options = Self.options()
             options.workers = 3
-            let runners = (0..<2).map { _ in JobRunner(store: store, handlers: [recorder], schedules: [], options: options, logger: database.logger) }
+            let runners = (0..<2).map { _ in Self.runner(store, [recorder], options: options) }
             try await Self.running(runners) { () async throws in
                 #expect(try await hearth.eventually("jobs WHERE kind = 'test.record' AND state = 'done'", equals: 40))
             }
@@ -82,7 +86,7 @@ import Testing
             let store = JobStore(client: database.client, logger: database.logger)
             let flaky = Recorder(failures: 2)
             let id = try #require(try await store.enqueue(NewJob(kind: flaky.kind, payload: Payload(number: 7))))
-            let runner = JobRunner(store: store, handlers: [flaky], schedules: [], options: Self.options(), logger: database.logger)
+            let runner = Self.runner(store, [flaky])
             try await Self.running([runner]) { () async throws in
                 #expect(try await hearth.eventually("jobs WHERE id = \(id) AND state = 'done'"))
             }
@@ -92,7 +96,7 @@ import Testing
             // With a long backoff the retry is scheduled well in the future (about an hour, minus jitter).
             let slow = Recorder(kind: "test.slow", failures: 1)
             let later = try #require(try await store.enqueue(NewJob(kind: slow.kind, payload: Payload(number: 8))))
-            let patient = JobRunner(store: store, handlers: [slow], schedules: [], options: Self.options(backoff: .seconds(3600)), logger: database.logger)
+            let patient = Self.runner(store, [slow], options: Self.options(backoff: .seconds(3600)))
             try await Self.running([patient]) { () async throws in
                 #expect(try await hearth.eventually("jobs WHERE id = \(later) AND state = 'pending' AND attempts = 1"))
             }
@@ -107,7 +111,7 @@ import Testing
             let broken = Recorder(failures: 3)
             let id = try #require(try await store.enqueue(NewJob(kind: broken.kind, payload: Payload(number: 1), maxAttempts: 3)))
             let unknown = try #require(try await store.enqueue(NewJob(kind: "test.nobody", payload: Payload(number: 2), maxAttempts: 1)))
-            let runner = JobRunner(store: store, handlers: [broken], schedules: [], options: Self.options(), logger: database.logger)
+            let runner = Self.runner(store, [broken])
             try await Self.running([runner]) { () async throws in
                 #expect(try await hearth.eventually("jobs WHERE state = 'dead'", equals: 2))
                 let dead = try await store.list(state: .dead, limit: 10)
@@ -139,7 +143,7 @@ import Testing
                     ('test.record', '{"number": 3}', 'running', 1, 5, 'busy:2', now() + interval '1 hour')
                 """
             )
-            let runner = JobRunner(store: store, handlers: [recorder], schedules: [], options: Self.options(), logger: database.logger)
+            let runner = Self.runner(store, [recorder])
             try await Self.running([runner]) { () async throws in
                 #expect(try await hearth.eventually("jobs WHERE state = 'done' AND attempts = 2 AND payload->>'number' = '1'"))
                 #expect(try await hearth.eventually("jobs WHERE state = 'dead' AND payload->>'number' = '2' AND last_error LIKE '%lease expired%'"))
@@ -198,7 +202,7 @@ import Testing
             let second = try #require(try await store.enqueue(NewJob(kind: gate.kind, payload: Payload(number: 2), runAt: Date.now.addingTimeInterval(0.3))))
             var options = Self.options()
             options.workers = 1
-            let runner = JobRunner(store: store, handlers: [gate], schedules: [], options: options, logger: database.logger)
+            let runner = Self.runner(store, [gate], options: options)
             let group = ServiceGroup(configuration: .init(services: [runner], logger: database.logger))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
