@@ -5,7 +5,9 @@ public struct LoadShape: Sendable {
     public var users: Int
     public var turns: Int?
     public var duration: Duration?
-    /// Pause between a user's turns (each pause drawn from 0.5×–1.5× this, so users do not march in step).
+    /// Pause between a user's turns (each pause drawn from 0.5×–1.5× this, so users do not march in step). With a
+    /// think time, each user also starts after a pause drawn from 0–1.5× it: otherwise every user's first turn
+    /// lands in the same instant, a burst no real population of users makes.
     public var thinkTime: Duration
     /// Users being set up at once (accounts and threads) before the measured part starts.
     public var setUpConcurrency = 32
@@ -30,6 +32,9 @@ enum ScenarioRunner {
         await withTaskGroup(of: Void.self) { group in
             for user in users {
                 group.addTask {
+                    if shape.thinkTime > .zero {
+                        try? await Task.sleep(for: shape.thinkTime * Double.random(in: 0...1.5))
+                    }
                     while budget.take() {
                         await driver.turn(user, recorder: recorder)
                         if shape.thinkTime > .zero {
