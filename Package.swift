@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "HearthApp",
             dependencies: [
-                "HearthPlatform", "Accounts", "Console", "Coaching", "LLM",
+                "HearthPlatform", "Accounts", "Console", "Coaching", "LLM", "Memory",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -91,9 +91,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Memory",
+            dependencies: [
+                "HearthPlatform", "Accounts",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Coaching",
             dependencies: [
-                "HearthPlatform", "Accounts", "LLM",
+                "HearthPlatform", "Accounts", "LLM", "Memory",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -161,6 +169,11 @@ let package = Package(
                 "HearthPlatform", "HearthTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "MemoryTests",
+            dependencies: ["Memory", "HearthTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

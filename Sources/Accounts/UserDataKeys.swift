@@ -23,4 +23,17 @@ public struct UserDataKeys: Sendable {
     public func unwrap(masterVersion: Int, wrapped: [UInt8], of userID: UUID) throws -> SymmetricKey {
         try users.unwrap(masterVersion: masterVersion, wrapped: wrapped, of: userID)
     }
+
+    /// Runs `body` in one transaction scoped to the tenant, with the user's data key. A user who no longer exists
+    /// (their token outlived the account) is a 401.
+    public func withKey<T: Sendable>(
+        _ database: Database, tenantID: UUID, userID: UUID, _ body: (PostgresConnection, SymmetricKey) async throws -> T
+    ) async throws -> T {
+        try await database.withTenant(tenantID) { connection in
+            guard let key = try await key(for: userID, on: connection) else {
+                throw APIError.unauthorized("authentication_required", "This account no longer exists.")
+            }
+            return try await body(connection, key)
+        }
+    }
 }

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HearthPlatform
 import Logging
+import Memory
 import PostgresNIO
 
 /// Threads and stored messages: everything but generating answers (that is ``ChatTurn``).
@@ -79,13 +80,17 @@ public struct Conversations: Sendable {
     }
 
     private func withKey<T: Sendable>(_ tenant: Tenant, _ identity: Identity, _ body: (PostgresConnection, SymmetricKey) async throws -> T) async throws -> T {
-        try await database.withTenant(tenant.id) { connection in
-            guard let key = try await keys.key(for: identity.userID, on: connection) else {
-                throw APIError.unauthorized("authentication_required", "This account no longer exists.")
-            }
-            return try await body(connection, key)
-        }
+        try await keys.withKey(database, tenantID: tenant.id, userID: identity.userID, body)
     }
 
     static let noThread = APIError.notFound("No such thread.")
+}
+
+extension Conversations: CompletedSessions {
+    /// A session is complete once it has an answer stored in full.
+    public func hasCompletedSession(tenantID: UUID, userID: UUID) async throws -> Bool {
+        try await database.withTenant(tenantID) { connection in
+            try await messages.hasCompleteAnswer(userID: userID, on: connection)
+        }
+    }
 }

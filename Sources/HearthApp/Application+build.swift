@@ -5,6 +5,7 @@ import Foundation
 import HearthPlatform
 import Hummingbird
 import Logging
+import Memory
 import PostgresNIO
 import ServiceLifecycle
 
@@ -49,6 +50,7 @@ public func buildApplication(
     let turn = ChatTurn(database: database, keyRing: keyRing, factory: ProviderFactory(client: providerHTTP.client, options: config.llm))
     ThreadsController(conversations: conversations).addRoutes(to: identified)
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
+    ContextController(profiles: ContextProfiles(database: database, keyRing: keyRing, sessions: conversations)).addRoutes(to: identified)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]

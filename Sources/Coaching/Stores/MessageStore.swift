@@ -81,6 +81,20 @@ struct MessageStore: Sendable {
         return MessagePage(messages: Array(messages.prefix(limit)), nextCursor: more ? Cursor(position: sequence[limit - 1]).string : nil)
     }
 
+    /// Whether any of the user's threads has an answer stored in full.
+    func hasCompleteAnswer(userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query(
+            """
+            SELECT EXISTS (
+                SELECT 1 FROM threads t JOIN messages m ON m.tenant_id = t.tenant_id AND m.thread_id = t.id
+                WHERE t.user_id = \(userID) AND m.role = 'assistant' AND m.status = 'complete'
+            )
+            """,
+            logger: logger
+        )
+        return try await rows.collect().first?.decode(Bool.self) ?? false
+    }
+
     private func view(_ row: (UUID, String, String, Data, UUID?, String?, String?, Date), key: SymmetricKey) throws -> MessageView {
         MessageView(
             id: row.0, role: row.1,
