@@ -1,4 +1,5 @@
 import Foundation
+import HearthPlatform
 import Hummingbird
 
 /// What the API shows of an account. Never the password hash, data key or index values.
@@ -36,10 +37,36 @@ public struct SessionList: ResponseEncodable, Sendable {
     public let sessions: [SessionView]
 }
 
-/// `GET /v1/me/export`: everything Hearth holds about the user, decrypted, as one JSON document.
+/// `GET /v1/me/export`: everything Hearth holds about the user, decrypted, as one JSON document. Accounts
+/// writes the account and its sessions; every other feature adds its part as an ``ExportSection``.
 public struct AccountExport: ResponseEncodable, Sendable {
     public let format = "hearth.export.v1"
     public let exportedAt: Date
     public let account: AccountView
     public let sessions: [SessionView]
+    /// The other features' parts, by section name.
+    public var sections: [String: any Encodable & Sendable] = [:]
+
+    struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(format, forKey: Key("format"))
+        try container.encode(exportedAt, forKey: Key("exportedAt"))
+        try container.encode(account, forKey: Key("account"))
+        try container.encode(sessions, forKey: Key("sessions"))
+        for (name, section) in sections { try container.encode(section, forKey: Key(name)) }
+    }
+}
+
+/// A feature's part of the user's data export: what it holds about the user, decrypted, under `name`.
+public protocol ExportSection: Sendable {
+    var name: String { get }
+    func export(tenant: Tenant, identity: Identity) async throws -> any Encodable & Sendable
 }

@@ -86,6 +86,39 @@ public struct Conversations: Sendable {
     static let noThread = APIError.notFound("No such thread.")
 }
 
+/// Every thread with all its messages, oldest first: the `threads` section of the user's data export.
+extension Conversations: ExportSection {
+    struct ExportedThread: Encodable, Sendable {
+        let thread: ThreadView
+        let messages: [MessageView]
+    }
+
+    public var name: String { "threads" }
+
+    /// Reads through the same pages the API serves, in one transaction so the export is consistent.
+    public func export(tenant: Tenant, identity: Identity) async throws -> any Encodable & Sendable {
+        try await withKey(tenant, identity) { connection, key in
+            var exported: [ExportedThread] = []
+            var threadCursor: Cursor?
+            repeat {
+                let list = try await threads.list(userID: identity.userID, limit: 100, before: threadCursor, key: key, on: connection)
+                for thread in list.threads {
+                    var messages: [MessageView] = []
+                    var cursor: Cursor?
+                    repeat {
+                        let page = try await self.messages.page(threadID: thread.id, order: .oldest, limit: 500, after: cursor, key: key, on: connection)
+                        messages += page.messages
+                        cursor = page.nextCursor.flatMap(Cursor.init)
+                    } while cursor != nil
+                    exported.append(ExportedThread(thread: thread, messages: messages))
+                }
+                threadCursor = list.nextCursor.flatMap(Cursor.init)
+            } while threadCursor != nil
+            return exported
+        }
+    }
+}
+
 extension Conversations: CompletedSessions {
     /// A session is complete once it has an answer stored in full.
     public func hasCompletedSession(tenantID: UUID, userID: UUID) async throws -> Bool {

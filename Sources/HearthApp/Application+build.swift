@@ -44,13 +44,14 @@ public func buildApplication(
     let api = router.group("v1").add(middleware: TenantMiddleware(directory: TenantDirectory(store: tenants, ttl: config.tenantCacheTTL)))
     let identified = api.group().add(middleware: AccessTokenMiddleware(accounts: accounts))
     AuthController(accounts: accounts).addRoutes(public: api, identified: identified)
-    MeController(accounts: accounts).addRoutes(to: identified)
     let conversations = Conversations(database: database, keyRing: keyRing)
+    let contextProfiles = ContextProfiles(database: database, keyRing: keyRing, sessions: conversations)
+    MeController(accounts: accounts, exportSections: [conversations, contextProfiles]).addRoutes(to: identified)
     let providerHTTP = ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
     let turn = ChatTurn(database: database, keyRing: keyRing, factory: ProviderFactory(client: providerHTTP.client, options: config.llm))
     ThreadsController(conversations: conversations).addRoutes(to: identified)
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
-    ContextController(profiles: ContextProfiles(database: database, keyRing: keyRing, sessions: conversations)).addRoutes(to: identified)
+    ContextController(profiles: contextProfiles).addRoutes(to: identified)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]

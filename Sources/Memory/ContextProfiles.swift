@@ -73,3 +73,12 @@ public struct ContextProfiles: Sendable {
         return ContextProfileView(profile: profile, updatedAt: updatedAt, setupPrompt: prompt)
     }
 }
+
+/// The context profile: the `context` section of the user's data export.
+extension ContextProfiles: ExportSection {
+    public var name: String { "context" }
+
+    public func export(tenant: Tenant, identity: Identity) async throws -> any Encodable & Sendable {
+        try await show(tenant: tenant, identity: identity)
+    }
+}

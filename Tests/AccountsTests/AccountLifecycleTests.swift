@@ -11,6 +11,14 @@ import Testing
         let (_, key) = try await hearth.createTenant()
         try await hearth.test { client in
             let grant = try await client.signUp(clientKey: key, email: "sam@example.com")
+            // Something in every feature that holds personal data: a conversation and the context profile.
+            let thread = try await client.call(.post, "/v1/threads", clientKey: key, token: grant.accessToken, json: ["title": "Work"])
+            let threadID = try #require(thread["id"] as? String)
+            let sent = try await client.call(.post, "/v1/threads/\(threadID)/messages", clientKey: key, token: grant.accessToken,
+                                             json: ["content": "I keep avoiding my inbox."])
+            #expect(sent.status == .ok)
+            _ = try await client.call(.patch, "/v1/me/context", clientKey: key, token: grant.accessToken, json: ["values": ["calm"]])
+
             let export = try await client.call(.get, "/v1/me/export", clientKey: key, token: grant.accessToken)
             #expect(export.status == .ok)
             #expect(export.headers[.contentDisposition]?.contains("attachment") == true)
@@ -19,6 +27,12 @@ import Testing
             #expect(account?["email"] as? String == "sam@example.com")
             #expect(account?["id"] as? String == grant.user.id.uuidString)
             #expect((export["sessions"] as? [Any])?.count == 1)
+            let threads = try #require(export["threads"] as? [[String: Any]])
+            #expect((threads.first?["thread"] as? [String: Any])?["title"] as? String == "Work")
+            let messages = try #require(threads.first?["messages"] as? [[String: Any]])
+            #expect(messages.map { $0["role"] as? String } == ["user", "assistant"])
+            #expect(messages.first?["content"] as? String == "I keep avoiding my inbox.")
+            #expect(((export["context"] as? [String: Any])?["profile"] as? [String: Any])?["values"] as? [String] == ["calm"])
         }
     }
 

@@ -5,9 +5,11 @@ import Hummingbird
 /// `/v1/me*`: the signed-in user's own account, sessions, export and deletion.
 public struct MeController<Context: HearthRequestContextProtocol>: Sendable {
     let accounts: AccountService
+    let exportSections: [any ExportSection]
 
-    public init(accounts: AccountService) {
+    public init(accounts: AccountService, exportSections: [any ExportSection]) {
         self.accounts = accounts
+        self.exportSections = exportSections
     }
 
     public func addRoutes(to group: RouterGroup<Context>) {
@@ -29,7 +31,9 @@ public struct MeController<Context: HearthRequestContextProtocol>: Sendable {
     }
 
     @Sendable func export(_ request: Request, context: Context) async throws -> EditedResponse<AccountExport> {
-        let export = try await accounts.export(tenant: context.requireTenant(), identity: context.requireIdentity())
+        let (tenant, identity) = (try context.requireTenant(), try context.requireIdentity())
+        var export = try await accounts.export(tenant: tenant, identity: identity)
+        for section in exportSections { export.sections[section.name] = try await section.export(tenant: tenant, identity: identity) }
         return EditedResponse(headers: [.contentDisposition: "attachment; filename=\"hearth-export.json\""], response: export)
     }
 
