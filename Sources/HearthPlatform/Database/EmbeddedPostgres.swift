@@ -57,9 +57,10 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
         let status = try await Self.run([pgCtl, "-D", dataDirectory.path, "status"], asPostgres: true, in: directory)
         if status.code != 0 {
-            // Room for many pools at once: each app instance keeps its whole pool open, and the test suite runs
-            // dozens of instances in parallel.
-            let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='\(dataDirectory.path)' -c max_connections=300"
+            // Room for many pools at once: each app instance keeps its whole pool open, and the test suite (the
+            // ephemeral server) runs over a hundred instances at the same time.
+            let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories='\(dataDirectory.path)'"
+                + " -c max_connections=\(ephemeral ? 1000 : 300)"
                 + (ephemeral ? " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" : "")
             let started = try await Self.run(
                 [pgCtl, "-D", dataDirectory.path, "-l", logFile.path, "-o", options, "-w", "-t", "60", "start"],
