@@ -93,7 +93,8 @@ let package = Package(
         .target(
             name: "Memory",
             dependencies: [
-                "HearthPlatform", "Accounts",
+                "HearthPlatform", "Accounts", "LLM",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
@@ -173,7 +174,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MemoryTests",
-            dependencies: ["Memory", "HearthTestSupport"],
+            dependencies: ["Memory", "LLM", "MockLLM", "HearthTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

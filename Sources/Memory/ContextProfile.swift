@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HearthPlatform
 
@@ -137,6 +138,20 @@ public enum PatchValue: Sendable, Decodable, Equatable {
         } else {
             throw APIError.validation("Context fields are strings, whole numbers, lists of strings, or null.")
         }
+    }
+}
+
+extension ContextProfile {
+    static func sealingContext(_ userID: UUID) -> String { "context_profiles.profile:\(userID.uuidString.lowercased())" }
+
+    /// Opens a profile stored by ``ContextProfileStore`` (or read by the chat turn in its one round trip).
+    public init(sealed: [UInt8], key: SymmetricKey, userID: UUID) throws {
+        let json = try FieldCipher.open(sealed, key: key, context: Self.sealingContext(userID))
+        self = try JSONDecoder().decode(ContextProfile.self, from: Data(json.utf8))
+    }
+
+    func sealed(key: SymmetricKey, userID: UUID) throws -> [UInt8] {
+        try FieldCipher.seal(String(decoding: JSONEncoder().encode(self), as: UTF8.self), key: key, context: Self.sealingContext(userID))
     }
 }
 

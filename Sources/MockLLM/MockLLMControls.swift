@@ -72,6 +72,7 @@ public final class MockLLMControls: Sendable {
         var requests = 0
         var recording = false
         var conversations: [[MockMessage]] = []
+        var systemPrompts: [String] = []
     }
 
     private let state: NIOLockedValueBox<State>
@@ -101,10 +102,16 @@ public final class MockLLMControls: Sendable {
     /// The conversations of the requests received since ``recordConversations()``, oldest first.
     public var conversations: [[MockMessage]] { state.withLockedValue { $0.conversations } }
 
+    /// Their system prompts, in the same order ("" when a request had none).
+    public var systemPrompts: [String] { state.withLockedValue { $0.systemPrompts } }
+
     var isRecording: Bool { state.withLockedValue { $0.recording } }
 
-    func record(_ conversation: [MockMessage]) {
-        state.withLockedValue { $0.conversations.append(conversation) }
+    func record(system: String, conversation: [MockMessage]) {
+        state.withLockedValue {
+            $0.systemPrompts.append(system)
+            $0.conversations.append(conversation)
+        }
     }
 
     /// Counts the request and takes its scripted fault, if any.

@@ -38,15 +38,19 @@ public enum MockLLMServer {
         let stream: Bool?
     }
 
+    /// OpenAI sends the system prompt as the first message, Anthropic as a field of its own.
     struct Conversation: Decodable {
         let messages: [MockMessage]
+        let system: String?
     }
 
     static func answer(_ request: Request, context: some RequestContext, controls: MockLLMControls, dialect: Dialect) async throws -> Response {
         let body = try await request.body.collect(upTo: 4 * 1024 * 1024)
         let incoming = try JSONDecoder().decode(Incoming.self, from: body)
         if controls.isRecording {
-            controls.record(try JSONDecoder().decode(Conversation.self, from: body).messages.filter { $0.role != "system" })
+            let conversation = try JSONDecoder().decode(Conversation.self, from: body)
+            controls.record(system: conversation.system ?? conversation.messages.first { $0.role == "system" }?.content ?? "",
+                            conversation: conversation.messages.filter { $0.role != "system" })
         }
         var knobs = controls.knobs
         if let value = request.headers[values: HTTPField.Name("X-Mock-Tokens")!].first.flatMap(Int.init) { knobs.responseTokens = value }

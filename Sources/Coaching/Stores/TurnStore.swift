@@ -4,17 +4,20 @@ import Foundation
 import HearthPlatform
 import LLM
 import Logging
+import Memory
 import PostgresNIO
 
-/// The chat turn's three statements, one round trip each: the functions of migrations/0006_chat_turn.sql
-/// (decision 0005). They read and write `threads`, `messages`, `user_keys`, `tenant_llm_providers` and
-/// `usage_records` on the turn's hot path only; everything else reaches those tables through their own stores.
+/// The chat turn's three statements, one round trip each: the functions of migrations/0006_chat_turn.sql and
+/// 0010 (decision 0005). They read and write `threads`, `messages`, `user_keys`, `context_profiles`,
+/// `tenant_llm_providers` and `usage_records` on the turn's hot path only; everything else reaches those tables through their own stores.
 /// Each runs outside any transaction: the function scopes its own implicit transaction to the tenant.
 struct TurnStore: Sendable {
     /// What a turn reads before the provider is called.
     struct Context: Sendable {
         let sessionType: SessionType
         let key: SymmetricKey
+        /// Empty when the user has not set one up.
+        let profile: ContextProfile
         let providers: [ProviderSetting]
         /// Sealed recent messages, oldest first.
         let history: [(id: UUID, role: ChatMessage.Role, sealed: Data)]
@@ -49,6 +52,7 @@ struct TurnStore: Sendable {
         )
         var sessionType: SessionType?
         var key: SymmetricKey?
+        var sealedProfile: Data?
         var providers: [ProviderSetting] = []
         var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
         for try await (kind, id, number, name, model, url, reference, sealed)
@@ -59,6 +63,8 @@ struct TurnStore: Sendable {
             case "key":
                 guard let number, let sealed else { continue }
                 key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
+            case "profile":
+                sealedProfile = sealed
             case "provider":
                 guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { continue }
                 providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
@@ -70,7 +76,8 @@ struct TurnStore: Sendable {
             }
         }
         guard let sessionType, let key else { return nil }
-        return Context(sessionType: sessionType, key: key, providers: providers, history: history)
+        let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
+        return Context(sessionType: sessionType, key: key, profile: profile, providers: providers, history: history)
     }
 
     /// Commits the user's message and the placeholder its answer streams into.

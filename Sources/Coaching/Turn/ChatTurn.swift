@@ -4,6 +4,7 @@ import Foundation
 import HearthPlatform
 import LLM
 import Logging
+import Memory
 import PostgresNIO
 
 /// The chat turn (the hot path), as ARCHITECTURE.md lays it out:
@@ -25,11 +26,12 @@ public struct ChatTurn: Sendable {
     let messages: MessageStore
     let factory: ProviderFactory
     let registry = GenerationRegistry()
-    let prompt = PromptBuilder()
+    let prompt = PromptAssembler()
     let logger: Logger
 
-    /// Earlier messages sent to the provider with the new one at most (then trimmed to the token budget).
-    static let historyLimit = 40
+    /// Earlier messages read for the prompt: the short-term tier keeps the last 10 (within its token budget); a
+    /// retry reads one more, the question being answered again.
+    static let historyLimit = PromptAssembler.Budgets().recentMessages + 1
     static let unavailableAnswer =
         "I'm sorry — I can't answer right now because the coaching service is temporarily unavailable. Please try again in a moment."
 
@@ -46,8 +48,8 @@ public struct ChatTurn: Sendable {
         switch try await store.storeExchange(tenantID: tenant.id, userID: identity.userID, threadID: threadID, content: content,
                                              idempotencyKey: idempotencyKey, key: context.key) {
         case .stored(let exchange):
-            let conversation = try context.conversation() + [ChatMessage(role: .user, content: content)]
-            return .generating(begin(exchange, context: context, conversation: conversation, tenant: tenant, identity: identity, threadID: threadID))
+            return .generating(begin(exchange, context: context, history: try context.conversation(), message: content,
+                                     tenant: tenant, identity: identity, threadID: threadID))
         case .replay(let exchange):
             if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
             return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
@@ -70,8 +72,11 @@ public struct ChatTurn: Sendable {
         guard let replyTo else {
             throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
         }
+        // The question being answered again is the newest message before the answer.
+        var history = try context.conversation()
+        let question = history.last?.role == .user ? history.removeLast().content : ""
         return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context,
-                     conversation: try context.conversation(), tenant: tenant, identity: identity, threadID: threadID)
+                     history: history, message: question, tenant: tenant, identity: identity, threadID: threadID)
     }
 
     func inFlight(_ assistantMessageID: UUID) -> Generation? {
@@ -88,11 +93,12 @@ public struct ChatTurn: Sendable {
 
     // MARK: - Generating
 
-    private func begin(_ exchange: MessageStore.Exchange, context: TurnStore.Context, conversation: [ChatMessage],
+    private func begin(_ exchange: MessageStore.Exchange, context: TurnStore.Context, history: [ChatMessage], message: String,
                        tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
         let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
-        let request = prompt.request(sessionType: context.sessionType, conversation: conversation)
+        let (request, _) = prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType),
+                                           sections: context.profile.promptSections, history: history, message: message)
         let chain = factory.chain(for: context.providers)
         // Detached from the request: a client that disconnects must not cancel the answer.
         Task.detached { [self] in

@@ -14,7 +14,6 @@ struct ContextProfileStore: Sendable {
 
     let logger: Logger
 
-    static func context(_ userID: UUID) -> String { "context_profiles.profile:\(userID.uuidString.lowercased())" }
 
     /// The stored profile (empty when there is none). `forUpdate` locks the row for a read-modify-write.
     func load(userID: UUID, key: SymmetricKey, forUpdate: Bool = false, on connection: PostgresConnection) async throws -> Row {
@@ -25,9 +24,7 @@ struct ContextProfileStore: Sendable {
             logger: logger
         )
         for try await (sealed, updated, dismissed) in rows.decode((Data?, Date, Bool).self) {
-            let profile = try sealed.map { sealed in
-                try JSONDecoder().decode(ContextProfile.self, from: Data(FieldCipher.open(Array(sealed), key: key, context: Self.context(userID)).utf8))
-            } ?? ContextProfile()
+            let profile = try sealed.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
             return Row(profile: profile, updatedAt: updated, setupPromptDismissed: dismissed)
         }
         return Row(profile: ContextProfile(), updatedAt: nil, setupPromptDismissed: false)
@@ -35,9 +32,7 @@ struct ContextProfileStore: Sendable {
 
     /// Stores the whole profile (an empty one is stored as none); returns when.
     func save(_ profile: ContextProfile, tenantID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> Date {
-        let sealed = try profile.isEmpty ? nil : Data(FieldCipher.seal(
-            String(decoding: JSONEncoder().encode(profile), as: UTF8.self), key: key, context: Self.context(userID)
-        ))
+        let sealed = try profile.isEmpty ? nil : Data(profile.sealed(key: key, userID: userID))
         let rows = try await connection.query(
             """
             INSERT INTO context_profiles (tenant_id, user_id, profile_ciphertext) VALUES (\(tenantID), \(userID), \(sealed))
