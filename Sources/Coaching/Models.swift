@@ -64,3 +64,14 @@ struct Cursor {
 
     var string: String { "c" + String(position, radix: 36) }
 }
+
+/// `POST /v1/threads/{id}/prompt-preview`: what a turn would send to the model (the memory issue's debug view).
+public struct PromptPreview: ResponseEncodable, Sendable {
+    public struct Message: Encodable, Sendable { let role: String; let content: String }
+    public struct Section: Encodable, Sendable { let title: String; let items: [String] }
+    public let system: String
+    public let messages: [Message]
+    /// The remembered context that made it into the system prompt, section by section.
+    public let sections: [Section]
+    public let estimatedInputTokens: Int
+}

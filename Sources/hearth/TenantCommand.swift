@@ -48,15 +48,19 @@ struct TenantCommand: AsyncParsableCommand {
         @Option var name: String?
         @Option(help: "Replaces the list of Sign in with Apple audiences (repeatable).") var appleAudience: [String] = []
         @Option var passwordMinLength: Int?
+        @Option(help: "Let users see the prompt assembled for their own turns: on or off.") var promptDebug: Switch?
+
+        enum Switch: String, ExpressibleByArgument { case on, off }
 
         func run() async throws {
             let tenant = try await withTenantStore { store in
                 try await store.update(
                     slug: slug,
-                    settings: .init(name: name, passwordMinLength: passwordMinLength, appleAudiences: appleAudience.isEmpty ? nil : appleAudience)
+                    settings: .init(name: name, passwordMinLength: passwordMinLength, appleAudiences: appleAudience.isEmpty ? nil : appleAudience,
+                                    promptDebug: promptDebug.map { $0 == .on })
                 )
             }
-            print("\(tenant.slug): password minimum \(tenant.passwordMinLength), apple audiences \(tenant.appleAudiences)")
+            print("\(tenant.slug): password minimum \(tenant.passwordMinLength), apple audiences \(tenant.appleAudiences), prompt debug \(tenant.promptDebug ? "on" : "off")")
         }
     }
 

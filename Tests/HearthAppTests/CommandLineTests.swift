@@ -41,6 +41,8 @@ import Testing
         #expect(created.1.contains("client key: hpk_"))
         let listed = try await hearth(["tenant", "list"], environment)
         #expect(listed.1.contains("cli-coach"))
+        let debug = try await hearth(["tenant", "set", "cli-coach", "--prompt-debug", "on"], environment)
+        #expect(debug.1.contains("prompt debug on"), "\(debug.1)")
 
         let llm = try await hearth(["tenant", "llm", "cli-coach", "--kind", "openai", "--model", "gpt-4o-mini",
                                     "--base-url", "https://api.openai.com/v1", "--api-key", "env:OPENAI_API_KEY"], environment)

@@ -36,4 +36,37 @@ import Testing
             #expect(!prompts[2].contains("Priya"))
         }
     }
+
+    @Test func thePromptPreviewShowsWhatATurnWouldSendOnlyWhereTheTenantAllowsIt() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, closed) = try await hearth.createTenant()
+        let (_, open) = try await hearth.createTenant(settings: .init(promptDebug: true))
+        try await hearth.test { client in
+            for key in [closed, open] {
+                let user = try await client.anonymous(clientKey: key)
+                let thread = try await client.call(.post, "/v1/threads", clientKey: key, token: user.accessToken, json: [:])
+                let threadPath = "/v1/threads/\(try #require(thread["id"] as? String))"
+                let preview = { try await client.call(.post, threadPath + "/prompt-preview", clientKey: key, token: user.accessToken, json: ["content": "What next?"]) }
+                guard key == open else {
+                    #expect(try await preview().status == .forbidden)
+                    #expect(try await preview().errorCode == "prompt_debug_disabled")
+                    continue
+                }
+                _ = try await client.call(.patch, "/v1/me/context", clientKey: key, token: user.accessToken, json: ["name": "Derek", "values": ["family"]])
+                _ = try await client.call(.post, threadPath + "/messages", clientKey: key, token: user.accessToken, json: ["content": "Hello"])
+                let shown = try await preview()
+                #expect(shown.status == .ok)
+                #expect((shown["system"] as? String)?.contains("- Name: Derek\n- Values: family") == true)
+                let messages = try #require(shown["messages"] as? [[String: Any]])
+                #expect(messages.map { $0["role"] as? String } == ["user", "assistant", "user"])
+                #expect(messages.last?["content"] as? String == "What next?")
+                #expect((shown["sections"] as? [[String: Any]])?.first?["items"] as? [String] == ["Name: Derek", "Values: family"])
+                #expect((shown["estimatedInputTokens"] as? Int ?? 0) > 50)
+                // Nothing was stored or sent.
+                #expect(try await hearth.adminCount("messages") == 2)
+                #expect(try await client.call(.post, "/v1/threads/\(UUID())/prompt-preview", clientKey: key, token: user.accessToken,
+                                              json: ["content": "x"]).status == .notFound)
+            }
+        }
+    }
 }

@@ -39,6 +39,7 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         group.get("threads/:threadID/messages/:messageID", use: show)
         group.get("threads/:threadID/messages/:messageID/events", use: events)
         group.post("threads/:threadID/messages/:messageID/retry", use: retry)
+        group.post("threads/:threadID/prompt-preview", use: previewPrompt)
     }
 
     @Sendable func list(_ request: Request, context: Context) async throws -> MessagePage {
@@ -64,14 +65,30 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         let identity = try context.requireIdentity()
         let threadID = try ThreadsController<Context>.threadID(context)
         let idempotencyKey = try Self.idempotencyKey(request)
+        let content = try await Self.content(of: request, context: context)
+        let start = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content, idempotencyKey: idempotencyKey)
+        return try await respond(start, request: request, context: context, tenant: tenant, identity: identity)
+    }
+
+    /// The debug view: the request a turn with this message would send, built exactly as a send builds it.
+    /// Nothing is stored or sent to a model; the tenant must allow it.
+    @Sendable func previewPrompt(_ request: Request, context: Context) async throws -> PromptPreview {
+        let tenant = try context.requireTenant()
+        guard tenant.promptDebug else {
+            throw APIError(.forbidden, code: "prompt_debug_disabled", message: "This app does not let users inspect their prompts.")
+        }
+        return try await turn.preview(tenant: tenant, identity: context.requireIdentity(), threadID: ThreadsController<Context>.threadID(context),
+                                      content: Self.content(of: request, context: context))
+    }
+
+    static func content(of request: Request, context: Context) async throws -> String {
         let body = try await request.decode(as: SendRequest.self, context: context)
         let content = body.content.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !content.isEmpty else { throw APIError.validation("The message is empty.") }
         guard content.count <= Self.maxContentLength else {
             throw APIError.validation("Messages can be at most \(Self.maxContentLength) characters.")
         }
-        let start = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content, idempotencyKey: idempotencyKey)
-        return try await respond(start, request: request, context: context, tenant: tenant, identity: identity)
+        return content
     }
 
     @Sendable func retry(_ request: Request, context: Context) async throws -> Response {

@@ -79,6 +79,19 @@ public struct ChatTurn: Sendable {
                      history: history, message: question, tenant: tenant, identity: identity, threadID: threadID)
     }
 
+    /// The request a send of `content` would make now, and the memory it would carry; nothing is stored.
+    func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String) async throws -> PromptPreview {
+        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
+        let (request, sections) = prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType),
+                                                  sections: context.profile.promptSections, history: try context.conversation(), message: content)
+        return PromptPreview(
+            system: request.system,
+            messages: request.messages.map { .init(role: $0.role.rawValue, content: $0.content) },
+            sections: sections.map { .init(title: $0.title, items: $0.items) },
+            estimatedInputTokens: TokenEstimate.count(request)
+        )
+    }
+
     func inFlight(_ assistantMessageID: UUID) -> Generation? {
         registry.find(assistantMessageID)
     }

@@ -12,13 +12,15 @@ public struct Tenant: Sendable, Equatable {
     /// The tenant's blind-index key (for exact lookups of encrypted values such as emails), wrapped by the
     /// master key. Unwrap with ``KeyRing`` and context ``indexKeyContext``.
     public var wrappedIndexKey: KeyRing.WrappedKey
+    /// Users may see the prompt assembled for their own turns (`POST /v1/threads/{id}/prompt-preview`).
+    public var promptDebug: Bool
     public let createdAt: Date
 
     public var indexKeyContext: String { "tenant-index:\(id.uuidString.lowercased())" }
 
     public init(
         id: UUID, slug: String, name: String, passwordMinLength: Int, appleAudiences: [String],
-        wrappedIndexKey: KeyRing.WrappedKey, createdAt: Date
+        wrappedIndexKey: KeyRing.WrappedKey, promptDebug: Bool = false, createdAt: Date
     ) {
         self.id = id
         self.slug = slug
@@ -26,6 +28,7 @@ public struct Tenant: Sendable, Equatable {
         self.passwordMinLength = passwordMinLength
         self.appleAudiences = appleAudiences
         self.wrappedIndexKey = wrappedIndexKey
+        self.promptDebug = promptDebug
         self.createdAt = createdAt
     }
 

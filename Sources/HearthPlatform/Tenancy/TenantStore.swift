@@ -15,11 +15,13 @@ public struct TenantStore: Sendable {
         public var name: String?
         public var passwordMinLength: Int?
         public var appleAudiences: [String]?
+        public var promptDebug: Bool?
 
-        public init(name: String? = nil, passwordMinLength: Int? = nil, appleAudiences: [String]? = nil) {
+        public init(name: String? = nil, passwordMinLength: Int? = nil, appleAudiences: [String]? = nil, promptDebug: Bool? = nil) {
             self.name = name
             self.passwordMinLength = passwordMinLength
             self.appleAudiences = appleAudiences
+            self.promptDebug = promptDebug
         }
     }
 
@@ -31,13 +33,13 @@ public struct TenantStore: Sendable {
         self.keyRing = keyRing
     }
 
-    static let columns = "t.id, t.slug, t.name, t.password_min_length, t.apple_audiences, t.index_key_version, t.index_key_wrapped, t.created_at"
-    typealias Row = (UUID, String, String, Int, [String], Int, Data, Date)
+    static let columns = "t.id, t.slug, t.name, t.password_min_length, t.apple_audiences, t.index_key_version, t.index_key_wrapped, t.prompt_debug, t.created_at"
+    typealias Row = (UUID, String, String, Int, [String], Int, Data, Bool, Date)
 
     static func tenant(_ row: Row) -> Tenant {
         Tenant(
             id: row.0, slug: row.1, name: row.2, passwordMinLength: row.3, appleAudiences: row.4,
-            wrappedIndexKey: .init(masterVersion: row.5, sealed: Array(row.6)), createdAt: row.7
+            wrappedIndexKey: .init(masterVersion: row.5, sealed: Array(row.6)), promptDebug: row.7, createdAt: row.8
         )
     }
 
@@ -55,8 +57,9 @@ public struct TenantStore: Sendable {
             do {
                 try await connection.query(
                     """
-                    INSERT INTO tenants (id, slug, name, password_min_length, apple_audiences, index_key_version, index_key_wrapped)
-                    VALUES (\(id), \(slug), \(name), \(minLength), \(settings.appleAudiences ?? []), \(indexKey.masterVersion), \(Data(indexKey.sealed)))
+                    INSERT INTO tenants (id, slug, name, password_min_length, apple_audiences, index_key_version, index_key_wrapped, prompt_debug)
+                    VALUES (\(id), \(slug), \(name), \(minLength), \(settings.appleAudiences ?? []), \(indexKey.masterVersion), \(Data(indexKey.sealed)),
+                            \(settings.promptDebug ?? false))
                     """,
                     logger: database.logger
                 )
@@ -81,7 +84,8 @@ public struct TenantStore: Sendable {
                 UPDATE tenants SET
                     name = coalesce(\(settings.name), name),
                     password_min_length = coalesce(\(settings.passwordMinLength), password_min_length),
-                    apple_audiences = coalesce(\(settings.appleAudiences), apple_audiences)
+                    apple_audiences = coalesce(\(settings.appleAudiences), apple_audiences),
+                    prompt_debug = coalesce(\(settings.promptDebug), prompt_debug)
                 WHERE slug = \(slug)
                 """,
                 logger: database.logger
@@ -120,9 +124,9 @@ public struct TenantStore: Sendable {
         )
         query.binds.append(clientKey)
         let rows = try await database.client.query(query, logger: database.logger)
-        for try await row in rows.decode((UUID, String, String, Int, [String], Int, Data, Date, Bool).self) {
-            if row.8 { return .revoked }
-            return .active(Self.tenant((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7)))
+        for try await row in rows.decode((UUID, String, String, Int, [String], Int, Data, Bool, Date, Bool).self) {
+            if row.9 { return .revoked }
+            return .active(Self.tenant((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8)))
         }
         return .unknown
     }
