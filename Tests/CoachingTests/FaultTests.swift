@@ -85,7 +85,8 @@ import Testing
     }
 
     @Test func reconnectingWithLastEventIDResumesTheGenerationInFlight() async throws {
-        try await withMockLLM(.init(tokensPerSecond: 25, responseTokens: 25)) { _, port in
+        // Slow enough (3 s) that the reconnect lands mid-answer even when the whole suite loads the machine.
+        try await withMockLLM(.init(tokensPerSecond: 10, responseTokens: 30)) { _, port in
             let hearth = try await TestHearth.make()
             let (tenant, key) = try await hearth.createTenant()
             try await hearth.useMock(tenant, port: port)
@@ -97,7 +98,7 @@ import Testing
                 let (_, after) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(assistantID)/events", headers: [("Last-Event-ID", String(lastID))])
                 #expect(after.first?.id == lastID + 1)
                 #expect(after.last?.event == "done")
-                let whole = (0..<25).map { "token\($0)" }.joined(separator: " ")
+                let whole = (0..<30).map { "token\($0)" }.joined(separator: " ")
                 #expect(before.text + after.text == whole)
                 // Once finished, the same endpoint returns the stored message.
                 let (_, stored) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(assistantID)/events", headers: [("Last-Event-ID", String(lastID))])
