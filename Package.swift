@@ -193,7 +193,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LoadGeneratorTests",
-            dependencies: ["LoadGenerator", "HearthTestSupport", "MockLLM"],
+            dependencies: ["LoadGenerator", "HearthPlatform", "HearthTestSupport", "MockLLM"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -4,7 +4,9 @@ import NIOCore
 import NIOFoundationCompat
 
 /// The history scenario: one user with many sessions and messages (seeded through the API, so every message
-/// is really encrypted and stored), then pages of 50 read back one after another, first pages and cursor pages.
+/// is really encrypted and stored), then pages of 50 read back one after another, first pages and cursor pages;
+/// then, if asked, the context load of a turn for that user: the prompt assembled through the debug view
+/// (`prompt-preview`, which the tenant must allow), built exactly as a send builds it.
 public struct HistoryBenchmark: Sendable {
     public var hearth: LoadTarget
     public var clientKey: String
@@ -12,6 +14,8 @@ public struct HistoryBenchmark: Sendable {
     /// Turns per thread; each stores two messages.
     public var turnsPerThread: Int
     public var pages: Int
+    /// Prompts assembled after the pages (0: none).
+    public var contextLoads = 0
     public var pageSize = 50
     public var seedConcurrency = 8
     public var timeout: Duration = .seconds(60)
@@ -28,16 +32,26 @@ public struct HistoryBenchmark: Sendable {
         public let messages: Int
         public let seedElapsed: Duration
         public let pages: Latencies
+        public let contextLoads: Latencies
         public let errors: [String: Int]
 
         public var text: String {
             var lines = ["seeded \(messages) messages in \(ChatReport.format(seedElapsed))",
                          "history page p50 \(ChatReport.ms(pages.milliseconds(at: 50))) p95 \(ChatReport.ms(pages.milliseconds(at: 95)))"
                             + " p99 \(ChatReport.ms(pages.milliseconds(at: 99))) max \(ChatReport.ms(pages.maxMilliseconds)) over \(pages.count) pages"]
+            if contextLoads.count > 0 {
+                lines.append("context load p50 \(ChatReport.ms(contextLoads.milliseconds(at: 50))) p95 \(ChatReport.ms(contextLoads.milliseconds(at: 95)))"
+                    + " p99 \(ChatReport.ms(contextLoads.milliseconds(at: 99))) max \(ChatReport.ms(contextLoads.maxMilliseconds)) over \(contextLoads.count) prompts")
+            }
             if !errors.isEmpty { lines.append("errors: " + errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
-            lines.append("messages=\(messages) pages=\(pages.count) errors=\(errors.values.reduce(0, +))"
+            var summary = "messages=\(messages) pages=\(pages.count) errors=\(errors.values.reduce(0, +))"
                 + " page_p50_ms=\(ChatReport.plain(pages.milliseconds(at: 50))) page_p95_ms=\(ChatReport.plain(pages.milliseconds(at: 95)))"
-                + " page_p99_ms=\(ChatReport.plain(pages.milliseconds(at: 99)))")
+                + " page_p99_ms=\(ChatReport.plain(pages.milliseconds(at: 99)))"
+            if contextLoads.count > 0 {
+                summary += " context_loads=\(contextLoads.count) context_p50_ms=\(ChatReport.plain(contextLoads.milliseconds(at: 50)))"
+                    + " context_p95_ms=\(ChatReport.plain(contextLoads.milliseconds(at: 95)))"
+            }
+            lines.append(summary)
             return lines.joined(separator: "\n")
         }
     }
@@ -63,33 +77,65 @@ public struct HistoryBenchmark: Sendable {
         try await seed(threadIDs, driver: driver, user: user, client: client)
         let seedElapsed = ContinuousClock.now - seedStarted
 
-        var latencies = Latencies()
         var errors: [String: Int] = [:]
         var cursors: [String: String] = [:]
-        for index in 0..<pages {
+        var usedCursor = false
+        let pageLatencies = await measure(pages, client: client, errors: &errors) { index in
             let threadID = threadIDs[index % threadIDs.count]
             // Alternate first pages and the page after, so both the head and the cursor path are measured.
             let cursor = index % 2 == 1 ? cursors[threadID] : nil
+            usedCursor = cursor != nil
             var request = HTTPClientRequest(url: hearth.url("/v1/threads/\(threadID)/messages?limit=\(pageSize)" + (cursor.map { "&cursor=\($0)" } ?? "")))
             for (name, value) in driver.headers(user.token) { request.headers.add(name: name, value: value) }
-            let started = ContinuousClock.now
+            return request
+        } check: { index, body in
+            let page = try JSONDecoder().decode(Page.self, from: body)
+            guard page.messages.count == min(pageSize, turnsPerThread * 2 - (usedCursor ? pageSize : 0)) else { return false }
+            if !usedCursor { cursors[threadIDs[index % threadIDs.count]] = page.nextCursor }
+            return true
+        }
+        if contextLoads > 0 {
+            // What the user shared goes into every prompt, so it is part of the load.
+            struct Profile: Encodable {
+                let preferredName = "Sam"
+                let goals = ["sleep before midnight", "speak up in meetings"]
+                let currentStressors = ["a move"]
+            }
+            let profile = try HTTPClientRequest.json(.PATCH, hearth.url("/v1/me/context"), body: Profile(), headers: driver.headers(user.token))
+            _ = try await client.execute(profile, timeout: .init(timeout))
+        }
+        let contextLatencies = await measure(contextLoads, client: client, errors: &errors) { index in
+            try HTTPClientRequest.json(.POST, hearth.url("/v1/threads/\(threadIDs[index % threadIDs.count])/prompt-preview"),
+                                       body: ["content": "What should I focus on this week?"], headers: driver.headers(user.token))
+        } check: { _, body in
+            struct Preview: Decodable { let messages: [[String: String]] }
+            return try JSONDecoder().decode(Preview.self, from: body).messages.count == min(11, turnsPerThread * 2 + 1)
+        }
+        return Report(messages: threadIDs.count * turnsPerThread * 2, seedElapsed: seedElapsed, pages: pageLatencies,
+                      contextLoads: contextLatencies, errors: errors)
+    }
+
+    /// Sends `count` requests one after another and records the time of those that answer 200 with a body
+    /// `check` accepts; everything else is counted in `errors` by kind.
+    private func measure(
+        _ count: Int, client: HTTPClient, errors: inout [String: Int],
+        request: (Int) throws -> HTTPClientRequest, check: (Int, ByteBuffer) throws -> Bool
+    ) async -> Latencies {
+        var latencies = Latencies()
+        for index in 0..<count {
             do {
-                let response = try await client.execute(request, timeout: .init(timeout))
+                let started = ContinuousClock.now
+                let response = try await client.execute(try request(index), timeout: .init(timeout))
                 let body = try await response.body.collect(upTo: 16 << 20)
                 let elapsed = ContinuousClock.now - started
                 guard response.status == .ok else { errors["http_\(response.status.code)", default: 0] += 1; continue }
-                let page = try JSONDecoder().decode(Page.self, from: body)
-                guard page.messages.count == min(pageSize, turnsPerThread * 2 - (cursor == nil ? 0 : pageSize)) else {
-                    errors["short_page", default: 0] += 1
-                    continue
-                }
+                guard try check(index, body) else { errors["unexpected_body", default: 0] += 1; continue }
                 latencies.record(elapsed)
-                if cursor == nil { cursors[threadID] = page.nextCursor }
             } catch {
                 errors[StreamTimer.kind(of: error), default: 0] += 1
             }
         }
-        return Report(messages: threadIDs.count * turnsPerThread * 2, seedElapsed: seedElapsed, pages: latencies, errors: errors)
+        return latencies
     }
 
     /// Every thread gets its turns in order (a thread's turns are sequential, as in the app); threads in parallel.

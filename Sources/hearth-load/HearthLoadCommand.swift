@@ -58,17 +58,20 @@ struct Chat: AsyncParsableCommand {
 
 struct History: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Seeds one user with many threads and messages through the API, then times history pages of 50."
+        abstract: "Seeds one user with many threads and messages through the API, then times history pages of 50 and, if asked, context loads."
     )
 
     @OptionGroup var target: TargetOptions
     @Option var threads = 200
     @Option(help: "Turns per thread (two messages each).") var turnsPerThread = 25
     @Option(help: "History pages to read after seeding.") var pages = 2000
+    @Option(help: "Then prompts to assemble for that user through the debug view (the tenant must allow it: tenant set --prompt-debug on).")
+    var contextLoads = 0
 
     func run() async throws {
-        let benchmark = HistoryBenchmark(hearth: try target.hearth(), clientKey: try target.key(),
+        var benchmark = HistoryBenchmark(hearth: try target.hearth(), clientKey: try target.key(),
                                          threads: threads, turnsPerThread: turnsPerThread, pages: pages)
+        benchmark.contextLoads = contextLoads
         print(try await benchmark.run().text)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthPlatform
 import HearthTestSupport
 import LoadGenerator
 import MockLLM
@@ -9,11 +10,12 @@ import Testing
     /// A live Hearth whose new tenant answers through a mock LLM; `body` gets the mock, Hearth, the tenant's
     /// client key and Hearth's base URL.
     func onHearthWithMock(
-        _ knobs: MockKnobs, _ body: @Sendable (MockLLMControls, Int, TestHearth, String, LoadTarget) async throws -> Void
+        _ knobs: MockKnobs, tenant settings: TenantStore.Settings = .init(),
+        _ body: @Sendable (MockLLMControls, Int, TestHearth, String, LoadTarget) async throws -> Void
     ) async throws {
         try await withMockLLM(knobs) { controls, mockPort in
             let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
+            let (tenant, key) = try await hearth.createTenant(settings: settings)
             try await hearth.useMock(tenant, port: mockPort)
             try await hearth.test { client in
                 try await body(controls, mockPort, hearth, key, try LoadTarget("http://127.0.0.1:\(client.port!)", allowRemote: false))
@@ -65,16 +67,30 @@ import Testing
         }
     }
 
-    @Test func historyPagesAreSeededThroughTheAPIAndTimed() async throws {
-        try await onHearthWithMock(.init(responseTokens: 3)) { _, _, hearth, key, target in
-            let benchmark = HistoryBenchmark(hearth: target, clientKey: key,
+    @Test func historyPagesAndContextLoadsAreSeededThroughTheAPIAndTimed() async throws {
+        try await onHearthWithMock(.init(responseTokens: 3), tenant: .init(promptDebug: true)) { _, _, hearth, key, target in
+            var benchmark = HistoryBenchmark(hearth: target, clientKey: key,
                                              threads: 2, turnsPerThread: 30, pages: 6)
+            benchmark.contextLoads = 4
             let report = try await benchmark.run()
             #expect(report.errors.isEmpty)
             #expect(report.messages == 120)
             #expect(report.pages.count == 6)
+            #expect(report.contextLoads.count == 4)
             #expect(try await hearth.adminCount("messages") == 120)
-            #expect(report.text.split(separator: "\n").last?.hasPrefix("messages=120 pages=6 errors=0 page_p50_ms=") == true)
+            #expect(try await hearth.adminCount("context_profiles WHERE profile_ciphertext IS NOT NULL") == 1)
+            let summary = try #require(report.text.split(separator: "\n").last)
+            #expect(summary.hasPrefix("messages=120 pages=6 errors=0 page_p50_ms="))
+            #expect(summary.contains(" context_loads=4 context_p50_ms="))
+        }
+    }
+
+    @Test func contextLoadsNeedATenantThatAllowsThePromptView() async throws {
+        try await onHearthWithMock(.init(responseTokens: 1)) { _, _, _, key, target in
+            var benchmark = HistoryBenchmark(hearth: target, clientKey: key, threads: 1, turnsPerThread: 1, pages: 0)
+            benchmark.contextLoads = 2
+            let report = try await benchmark.run()
+            #expect(report.errors == ["http_403": 2])
         }
     }
 
