@@ -65,7 +65,7 @@ public struct Conversations: Sendable {
 
     func messages(tenant: Tenant, identity: Identity, threadID: UUID, order: MessageStore.Order, limit: Int, cursor: Cursor?) async throws -> MessagePage {
         try await withKey(tenant, identity) { connection, key in
-            guard try await threads.sessionType(of: threadID, userID: identity.userID, on: connection) != nil else { throw Self.noThread }
+            guard try await threads.exists(threadID, userID: identity.userID, on: connection) else { throw Self.noThread }
             return try await messages.page(threadID: threadID, order: order, limit: limit, after: cursor, key: key, on: connection)
         }
     }
@@ -99,23 +99,27 @@ extension Conversations: ExportSection {
     public func export(tenant: Tenant, identity: Identity) async throws -> any Encodable & Sendable {
         try await withKey(tenant, identity) { connection, key in
             var exported: [ExportedThread] = []
-            var threadCursor: Cursor?
+            var cursor: Cursor?
             repeat {
-                let list = try await threads.list(userID: identity.userID, limit: 100, before: threadCursor, key: key, on: connection)
+                let list = try await threads.list(userID: identity.userID, limit: 100, before: cursor, key: key, on: connection)
                 for thread in list.threads {
-                    var messages: [MessageView] = []
-                    var cursor: Cursor?
-                    repeat {
-                        let page = try await self.messages.page(threadID: thread.id, order: .oldest, limit: 500, after: cursor, key: key, on: connection)
-                        messages += page.messages
-                        cursor = page.nextCursor.flatMap(Cursor.init)
-                    } while cursor != nil
-                    exported.append(ExportedThread(thread: thread, messages: messages))
+                    exported.append(ExportedThread(thread: thread, messages: try await allMessages(of: thread.id, key: key, on: connection)))
                 }
-                threadCursor = list.nextCursor.flatMap(Cursor.init)
-            } while threadCursor != nil
+                cursor = list.nextCursor.flatMap(Cursor.init)
+            } while cursor != nil
             return exported
         }
+    }
+
+    private func allMessages(of threadID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> [MessageView] {
+        var all: [MessageView] = []
+        var cursor: Cursor?
+        repeat {
+            let page = try await messages.page(threadID: threadID, order: .oldest, limit: 500, after: cursor, key: key, on: connection)
+            all += page.messages
+            cursor = page.nextCursor.flatMap(Cursor.init)
+        } while cursor != nil
+        return all
     }
 }
 

@@ -93,7 +93,6 @@ public struct ProviderChain: Sendable {
     /// Full jitter: a random wait between zero and the exponential ceiling.
     func backoff(attempt: Int) -> Duration {
         let ceiling = min(policy.maxBackoff, policy.baseBackoff * (1 << min(attempt - 1, 16)))
-        let nanoseconds = Int64(ceiling.components.seconds) * 1_000_000_000 + ceiling.components.attoseconds / 1_000_000_000
-        return .nanoseconds(Int64.random(in: 0...max(nanoseconds, 0)))
+        return ceiling * Double.random(in: 0...1)
     }
 }

@@ -116,8 +116,7 @@ struct StreamingHTTP: Sendable {
                 consumer.cancel()
                 return
             }
-            let (seconds, attoseconds) = now.duration(to: deadline).components
-            let wait = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let wait = TimeAmount(now.duration(to: deadline))
             timer.withLockedValue { timer in
                 guard !timer.stopped else { return }
                 timer.pending = eventLoop.scheduleTask(in: wait) { self.arm() }
@@ -184,10 +183,12 @@ public struct SecretReference: Sendable, Equatable, CustomStringConvertible {
         self.reference = reference
     }
 
-    public func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+    /// Read on every call (each turn), so a rotated key is picked up without a restart.
+    public func resolve() throws -> String {
         if reference.hasPrefix("env:") {
             let name = String(reference.dropFirst(4))
-            guard let value = environment[name], !value.isEmpty else {
+            // getenv, not ProcessInfo's environment: that copies the whole environment into a dictionary each time.
+            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else {
                 throw ProviderError(.misconfigured, "environment variable \(name) is not set")
             }
             return value

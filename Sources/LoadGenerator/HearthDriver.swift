@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOFoundationCompat
-import NIOCore
 
 /// A coaching app user against Hearth: an anonymous account and a thread, then streamed turns
 /// (`Accept: text/event-stream`), timed to the first `delta` and to `done`.

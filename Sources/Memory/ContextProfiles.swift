@@ -42,12 +42,11 @@ public struct ContextProfiles: Sendable {
     /// Applies a merge patch in one transaction (the row is locked while it is read, changed and written).
     func update(tenant: Tenant, identity: Identity, patch: [String: PatchValue]) async throws -> ContextProfileView {
         let row = try await keys.withKey(database, tenantID: tenant.id, userID: identity.userID) { connection, key in
-            var row = try await store.load(userID: identity.userID, key: key, forUpdate: true, on: connection)
-            var profile = row.profile
+            let stored = try await store.load(userID: identity.userID, key: key, forUpdate: true, on: connection)
+            var profile = stored.profile
             try profile.apply(patch)
             let updated = try await store.save(profile, tenantID: tenant.id, userID: identity.userID, key: key, on: connection)
-            row = .init(profile: profile, updatedAt: updated, setupPromptDismissed: row.setupPromptDismissed)
-            return row
+            return ContextProfileStore.Row(profile: profile, updatedAt: updated, setupPromptDismissed: stored.setupPromptDismissed)
         }
         return try await view(row.profile, updatedAt: row.updatedAt, dismissed: row.setupPromptDismissed, tenant: tenant, identity: identity)
     }

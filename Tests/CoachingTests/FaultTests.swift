@@ -6,10 +6,7 @@ import Testing
 /// Every failure path of the turn, driven through the mock LLM over real HTTP.
 @Suite struct FaultTests {
     @Test func theUserMessageIsCommittedBeforeTheProviderIsCalled() async throws {
-        try await withMockLLM(.init(timeToFirstToken: .seconds(3), responseTokens: 3)) { controls, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port)
+        try await withMockedHearth(.init(timeToFirstToken: .seconds(3), responseTokens: 3)) { controls, hearth, key, port in
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
                 async let turn = coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Saved first"])
@@ -27,10 +24,7 @@ import Testing
     }
 
     @Test func aClientThatHangsUpStillGetsItsAnswerStored() async throws {
-        try await withMockLLM(.init(tokensPerSecond: 40, responseTokens: 20)) { _, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port)
+        try await withMockedHearth(.init(tokensPerSecond: 40, responseTokens: 20)) { _, hearth, key, port in
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
                 let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Going into a tunnel"], stopAfter: 3)
@@ -45,10 +39,7 @@ import Testing
     }
 
     @Test func aMidStreamFailureKeepsThePartialAnswerAndRetryRegeneratesIt() async throws {
-        try await withMockLLM(.init(responseTokens: 6)) { controls, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port)
+        try await withMockedHearth(.init(responseTokens: 6)) { controls, hearth, key, port in
             controls.script([.disconnect(afterTokens: 3)])
             controls.recordConversations()
             try await hearth.test { client in
@@ -86,10 +77,7 @@ import Testing
 
     @Test func reconnectingWithLastEventIDResumesTheGenerationInFlight() async throws {
         // Slow enough (3 s) that the reconnect lands mid-answer even when the whole suite loads the machine.
-        try await withMockLLM(.init(tokensPerSecond: 10, responseTokens: 30)) { _, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port)
+        try await withMockedHearth(.init(tokensPerSecond: 10, responseTokens: 30)) { _, hearth, key, port in
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
                 let (_, before) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Resume me"], stopAfter: 4)
@@ -111,10 +99,7 @@ import Testing
     /// The 3-second bound itself is the chain's failure budget (ProviderChainTests); this checks what the user
     /// gets. A wall-clock check here failed once under the whole suite's load, measuring the machine, not Hearth.
     @Test func whenEveryProviderFailsAFriendlyAnswerArrives() async throws {
-        try await withMockLLM { controls, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port, fallback: "anthropic")
+        try await withMockedHearth(fallback: "anthropic") { controls, hearth, key, port in
             controls.script(Array(repeating: .status(503), count: 20))
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
@@ -130,10 +115,7 @@ import Testing
     }
 
     @Test func aFallbackProviderAnswersAndIsPricedFromThePriceTable() async throws {
-        try await withMockLLM(.init(responseTokens: 10)) { controls, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port, fallback: "anthropic")
+        try await withMockedHearth(.init(responseTokens: 10), fallback: "anthropic") { controls, hearth, key, port in
             controls.script([.status(401)]) // the primary's key is wrong: not retryable, straight to the fallback
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)

@@ -51,10 +51,7 @@ import Testing
     }
 
     @Test func theProviderIsSentTheConversationSoFarOldestFirst() async throws {
-        try await withMockLLM(.init(responseTokens: 2)) { controls, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port)
+        try await withMockedHearth(.init(responseTokens: 2)) { controls, hearth, key, port in
             controls.recordConversations()
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)

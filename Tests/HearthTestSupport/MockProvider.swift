@@ -1,6 +1,7 @@
 import Coaching
 import HearthPlatform
 import LLM
+import MockLLM
 
 extension TestHearth {
     /// Points the tenant's primary (and optionally fallback) provider at a mock on `port`.
@@ -19,5 +20,19 @@ extension TestHearth {
     public static func setting(_ position: ProviderSetting.Position, kind: String, model: String, port: Int) -> ProviderSetting {
         ProviderSetting(position: position, kind: kind, model: model,
                         baseURL: kind == "openai" ? "http://127.0.0.1:\(port)/v1" : "http://127.0.0.1:\(port)", apiKeyReference: nil)
+    }
+}
+
+/// A fresh Hearth with one tenant answering through a mock LLM on loopback (as primary, and as fallback of the
+/// `fallback` kind if given). `body` gets the mock's controls, Hearth, the tenant's client key and the mock's port.
+public func withMockedHearth<T: Sendable>(
+    _ knobs: MockKnobs = .init(responseTokens: 8), fallback: String? = nil, tenant settings: TenantStore.Settings = .init(),
+    _ body: @Sendable (MockLLMControls, TestHearth, String, Int) async throws -> T
+) async throws -> T {
+    try await withMockLLM(knobs) { controls, port in
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant(settings: settings)
+        try await hearth.useMock(tenant, port: port, fallback: fallback)
+        return try await body(controls, hearth, key, port)
     }
 }

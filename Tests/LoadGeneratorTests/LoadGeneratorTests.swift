@@ -13,10 +13,7 @@ import Testing
         _ knobs: MockKnobs, tenant settings: TenantStore.Settings = .init(),
         _ body: @Sendable (MockLLMControls, Int, TestHearth, String, LoadTarget) async throws -> Void
     ) async throws {
-        try await withMockLLM(knobs) { controls, mockPort in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant(settings: settings)
-            try await hearth.useMock(tenant, port: mockPort)
+        try await withMockedHearth(knobs, tenant: settings) { controls, hearth, key, mockPort in
             try await hearth.test { client in
                 try await body(controls, mockPort, hearth, key, try LoadTarget("http://127.0.0.1:\(client.port!)", allowRemote: false))
             }

@@ -7,10 +7,7 @@ import Testing
 /// FR13: what the user shared is in every turn's prompt, read in the turn's one context round trip.
 @Suite struct ContextInPromptTests {
     @Test func theProfileIsInTheSystemPromptOfEveryTurnUntilItIsDeleted() async throws {
-        try await withMockLLM(.init(responseTokens: 2)) { controls, port in
-            let hearth = try await TestHearth.make()
-            let (tenant, key) = try await hearth.createTenant()
-            try await hearth.useMock(tenant, port: port)
+        try await withMockedHearth(.init(responseTokens: 2)) { controls, hearth, key, port in
             controls.recordConversations()
             try await hearth.test { client in
                 let user = try await client.anonymous(clientKey: key)

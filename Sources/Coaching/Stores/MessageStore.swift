@@ -17,7 +17,14 @@ struct MessageStore: Sendable {
 
     let logger: Logger
 
-    static func contentContext(_ id: UUID) -> String { "messages.content:\(id.uuidString.lowercased())" }
+    /// A message's content sealed for its row (the row id is authenticated with it).
+    static func seal(_ content: String, id: UUID, key: SymmetricKey) throws -> Data {
+        Data(try FieldCipher.seal(content, key: key, context: "messages.content:\(id.uuidString.lowercased())"))
+    }
+
+    static func open(_ sealed: Data, id: UUID, key: SymmetricKey) throws -> String {
+        try FieldCipher.open(Array(sealed), key: key, context: "messages.content:\(id.uuidString.lowercased())")
+    }
 
     /// An answer still `streaming` after this long has lost its server (it crashed or was killed): no
     /// generation runs that long, given the providers' timeouts. It may then be retried.
@@ -25,7 +32,7 @@ struct MessageStore: Sendable {
 
     /// Marks a stored interrupted, failed or abandoned answer as being regenerated; `nil` if it is not retryable.
     func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> UUID? {
-        let sealed = Data(try FieldCipher.seal("", key: key, context: Self.contentContext(id)))
+        let sealed = try Self.seal("", id: id, key: key)
         let rows = try await connection.query(
             """
             UPDATE messages SET status = 'streaming', streaming_since = now(), content_ciphertext = \(sealed), provider = NULL, model = NULL,
@@ -98,7 +105,7 @@ struct MessageStore: Sendable {
     private func view(_ row: (UUID, String, String, Data, UUID?, String?, String?, Date), key: SymmetricKey) throws -> MessageView {
         MessageView(
             id: row.0, role: row.1,
-            content: try FieldCipher.open(Array(row.3), key: key, context: Self.contentContext(row.0)),
+            content: try Self.open(row.3, id: row.0, key: key),
             status: MessageStatus(rawValue: row.2) ?? .complete,
             replyTo: row.4, provider: row.5, model: row.6, createdAt: row.7
         )

@@ -61,11 +61,10 @@ struct ThreadStore: Sendable {
         return nil
     }
 
-    /// The thread's session type, or `nil` when the user has no such thread.
-    func sessionType(of id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> SessionType? {
-        let rows = try await connection.query("SELECT session_type FROM threads WHERE id = \(id) AND user_id = \(userID)", logger: logger)
-        for try await type in rows.decode(String.self) { return SessionType(rawValue: type) }
-        return nil
+    /// Whether the user has this thread.
+    func exists(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query("SELECT 1 FROM threads WHERE id = \(id) AND user_id = \(userID)", logger: logger)
+        return try await rows.collect().count == 1
     }
 
     func rename(_ id: UUID, userID: UUID, title: String?, key: SymmetricKey, on connection: PostgresConnection) async throws -> Bool {

@@ -25,7 +25,7 @@ struct TurnStore: Sendable {
         /// The history opened with the user's key; an answer stored empty (a failed start) is left out.
         func conversation() throws -> [ChatMessage] {
             try history.compactMap { message in
-                let text = try FieldCipher.open(Array(message.sealed), key: key, context: MessageStore.contentContext(message.id))
+                let text = try MessageStore.open(message.sealed, id: message.id, key: key)
                 return text.isEmpty ? nil : ChatMessage(role: message.role, content: text)
             }
         }
@@ -85,8 +85,8 @@ struct TurnStore: Sendable {
                        key: SymmetricKey) async throws -> Stored {
         let question = UUID()
         let answer = UUID()
-        let questionSealed = Data(try FieldCipher.seal(content, key: key, context: MessageStore.contentContext(question)))
-        let answerSealed = Data(try FieldCipher.seal("", key: key, context: MessageStore.contentContext(answer)))
+        let questionSealed = try MessageStore.seal(content, id: question, key: key)
+        let answerSealed = try MessageStore.seal("", id: answer, key: key)
         let rows = try await client.query(
             """
             SELECT * FROM hearth_turn_store_exchange(\(tenantID), \(userID), \(threadID), \(idempotencyKey),
@@ -111,7 +111,7 @@ struct TurnStore: Sendable {
 
     /// Stores an answer's final state and its usage record in one transaction; returns what the client is told.
     func finish(_ record: UsageStore.Record, content: String, status: MessageStatus, key: SymmetricKey) async throws -> Usage {
-        let sealed = Data(try FieldCipher.seal(content, key: key, context: MessageStore.contentContext(record.messageID)))
+        let sealed = try MessageStore.seal(content, id: record.messageID, key: key)
         let rows = try await client.query(
             """
             SELECT hearth_turn_finish(\(record.tenantID), \(record.userID), \(record.threadID), \(record.messageID), \(sealed),

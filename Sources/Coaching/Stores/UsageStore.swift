@@ -35,7 +35,7 @@ struct UsageStore: Sendable {
     let logger: Logger
 
     static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        Int(duration / .milliseconds(1))
     }
 }
 

@@ -54,7 +54,7 @@ public struct ChatTurn: Sendable {
             if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
             return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         case .noThread:
-            throw APIError.notFound("No such thread.")
+            throw Conversations.noThread
         case .inProgress:
             throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
         }
@@ -82,8 +82,7 @@ public struct ChatTurn: Sendable {
     /// The request a send of `content` would make now, and the memory it would carry; nothing is stored.
     func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String) async throws -> PromptPreview {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
-        let (request, sections) = prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType),
-                                                  sections: context.profile.promptSections, history: try context.conversation(), message: content)
+        let (request, sections) = request(context, history: try context.conversation(), message: content)
         return PromptPreview(
             system: request.system,
             messages: request.messages.map { .init(role: $0.role.rawValue, content: $0.content) },
@@ -99,9 +98,16 @@ public struct ChatTurn: Sendable {
     private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?) async throws -> TurnStore.Context {
         guard let context = try await store.context(tenantID: tenant.id, userID: identity.userID, threadID: threadID,
                                                      before: before, historyLimit: Self.historyLimit) else {
-            throw APIError.notFound("No such thread.")
+            throw Conversations.noThread
         }
         return context
+    }
+
+    /// The request for the model (and the remembered sections it carries): the same for a send, a retry and
+    /// the preview.
+    private func request(_ context: TurnStore.Context, history: [ChatMessage], message: String) -> (CompletionRequest, [PromptSection]) {
+        prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType), sections: context.profile.promptSections,
+                        history: history, message: message)
     }
 
     // MARK: - Generating
@@ -110,8 +116,7 @@ public struct ChatTurn: Sendable {
                        tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
         let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
-        let (request, _) = prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType),
-                                           sections: context.profile.promptSections, history: history, message: message)
+        let (request, _) = request(context, history: history, message: message)
         let chain = factory.chain(for: context.providers)
         // Detached from the request: a client that disconnects must not cancel the answer.
         Task.detached { [self] in

@@ -208,6 +208,6 @@ public struct JobStore: Sendable {
 extension Duration {
     /// In seconds, as a floating-point number (for `make_interval(secs => …)`, reports and rates).
     public var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
+        self / .seconds(1)
     }
 }
