@@ -22,9 +22,10 @@ public struct Conversations: Sendable {
         self.usage = UsageStore(logger: database.logger)
     }
 
-    func create(tenant: Tenant, identity: Identity, sessionType: SessionType, title: String?) async throws -> ThreadView {
+    func create(tenant: Tenant, identity: Identity, sessionType: SessionType, domain: String?, title: String?) async throws -> ThreadView {
         try await withKey(tenant, identity) { connection, key in
-            try await threads.create(tenantID: tenant.id, userID: identity.userID, sessionType: sessionType, title: title, key: key, on: connection)
+            try await threads.create(tenantID: tenant.id, userID: identity.userID, sessionType: sessionType, domain: domain, title: title,
+                                     key: key, on: connection)
         }
     }
 
@@ -129,5 +130,17 @@ extension Conversations: CompletedSessions {
         try await database.withTenant(tenantID) { connection in
             try await messages.hasCompleteAnswer(userID: userID, on: connection)
         }
+    }
+}
+
+/// Memory reads sessions through Coaching, which owns threads and messages.
+extension Conversations: SessionTranscripts {
+    public func transcript(threadID: UUID, userID: UUID, afterSeq: Int64, key: SymmetricKey, on connection: PostgresConnection) async throws -> Transcript? {
+        guard let domain = try await threads.domain(of: threadID, userID: userID, on: connection) else { return nil }
+        return Transcript(domain: domain, messages: try await messages.transcript(threadID: threadID, after: afterSeq, key: key, on: connection))
+    }
+
+    public func deleteAllThreads(userID: UUID, on connection: PostgresConnection) async throws -> Int {
+        try await threads.deleteAll(userID: userID, on: connection)
     }
 }

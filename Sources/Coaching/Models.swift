@@ -14,6 +14,8 @@ public struct ThreadView: ResponseEncodable, Sendable, Equatable {
     public let id: UUID
     public let title: String?
     public let sessionType: SessionType
+    /// The coaching domain (career, fitness, …); `nil` when the thread has none.
+    public let domain: String?
     public let createdAt: Date
     public let updatedAt: Date
 }

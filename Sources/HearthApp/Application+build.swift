@@ -46,18 +46,24 @@ public func buildApplication(
     AuthController(accounts: accounts).addRoutes(public: api, identified: identified)
     let conversations = Conversations(database: database, keyRing: keyRing)
     let contextProfiles = ContextProfiles(database: database, keyRing: keyRing, sessions: conversations)
-    MeController(accounts: accounts, exportSections: [conversations, contextProfiles]).addRoutes(to: identified)
+    let memory = MemoryService(database: database, keyRing: keyRing, transcripts: conversations, options: config.memory)
+    MeController(accounts: accounts, exportSections: [conversations, contextProfiles, memory]).addRoutes(to: identified)
     let providerHTTP = ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
-    let turn = ChatTurn(database: database, keyRing: keyRing, factory: ProviderFactory(client: providerHTTP.client, options: config.llm))
+    let providers = ProviderFactory(client: providerHTTP.client, options: config.llm)
+    let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers)
     ThreadsController(conversations: conversations).addRoutes(to: identified)
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
     ContextController(profiles: contextProfiles).addRoutes(to: identified)
+    MemoryController(memory: memory).addRoutes(to: identified)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]
     if config.jobs.workers > 0 {
-        services.append(JobRunner(store: JobStore(client: postgres, logger: logger), handlers: [AbandonedAnswers(database: database)],
-                                  schedules: [AbandonedAnswers.schedule], options: config.jobs, logger: logger))
+        let writer = MemoryWriter(database: database, keyRing: keyRing, transcripts: conversations,
+                                  models: MemoryModelSource(database: database, factory: providers), options: config.memoryWriting)
+        services.append(JobRunner(store: JobStore(client: postgres, logger: logger),
+                                  handlers: [AbandonedAnswers(database: database)] + MemoryJobs.handlers(writer: writer),
+                                  schedules: [AbandonedAnswers.schedule] + MemoryJobs.schedules, options: config.jobs, logger: logger))
     }
     var app = Application(
         router: router,

@@ -3,6 +3,7 @@ import Coaching
 import Foundation
 import HearthPlatform
 import Logging
+import Memory
 
 /// Everything Hearth reads from its environment, parsed and checked once at startup.
 /// Every key is documented in docs/configuration.md; a bad value stops the process with a message that
@@ -32,6 +33,10 @@ public struct Config: Sendable {
     public var llm = ProviderFactory.Options()
     /// Background jobs on this instance; zero workers runs none here (other instances still do).
     public var jobs = JobRunner.Options()
+    /// When sessions end for want of activity.
+    public var memoryWriting = MemoryWriter.Options()
+    /// The "forget everything" cool-down and window.
+    public var memory = MemoryService.Options()
 
     public init() {}
 
@@ -88,6 +93,8 @@ public struct Config: Sendable {
         config.llm.idleTimeout = .seconds(try reader.integer("HEARTH_LLM_IDLE_TIMEOUT_SECONDS", default: 30, range: 1...600))
         config.jobs.workers = try reader.integer("HEARTH_JOB_WORKERS", default: config.jobs.workers, range: 0...64)
         config.jobs.pollInterval = .milliseconds(try reader.integer("HEARTH_JOB_POLL_MS", default: 1000, range: 10...60_000))
+        config.memoryWriting.idleAfter = .seconds(try reader.integer("HEARTH_MEMORY_IDLE_MINUTES", default: 30, range: 1...1440) * 60)
+        config.memory.forgetCoolDown = .seconds(try reader.integer("HEARTH_MEMORY_FORGET_COOLDOWN_SECONDS", default: 60, range: 0...86_400))
         if let unknown = reader.unknownKeys().first {
             throw ConfigError("\(unknown) is not a Hearth setting (see docs/configuration.md)")
         }

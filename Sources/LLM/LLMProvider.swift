@@ -87,3 +87,12 @@ public enum TokenEstimate {
         count(request.system) + request.messages.reduce(0) { $0 + count($1.content) + 4 }
     }
 }
+
+/// Headings of the prompt sections the offline model reads when it composes a reply (the assembled prompt is
+/// its only input), so Memory and the offline model agree on them in one place.
+public enum PromptHeadings {
+    /// A recurring pattern the coach should raise now.
+    public static let pattern = "A pattern to raise with them now"
+    /// Remembered items that bear on the current message, most relevant first.
+    public static let relevant = "Remembered and relevant to what they just said"
+}

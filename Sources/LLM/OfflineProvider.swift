@@ -54,10 +54,44 @@ public struct OfflineProvider: LLMProvider {
         let last = request.messages.last(where: { $0.role == .user })?.content ?? ""
         let seed = stableHash(last + "\u{1}" + String(request.messages.count))
         let acknowledgement = acknowledgements[Int(seed % UInt64(acknowledgements.count))]
+        // A pattern memory asks to raise replaces the reflection and the question: it ends with its own.
+        if let pattern = section(PromptHeadings.pattern, in: request.system).first {
+            return [acknowledgement, pattern.components(separatedBy: " Raise it gently").first ?? pattern].joined(separator: " ")
+        }
         let question = questions[Int((seed / 7) % UInt64(questions.count))]
+        let callback = section(PromptHeadings.relevant, in: request.system).first.map(recall) ?? ""
         let reflection = reflect(last)
-        return [acknowledgement, reflection, question].filter { !$0.isEmpty }.joined(separator: " ")
+        return [acknowledgement, callback, reflection, question].filter { !$0.isEmpty }.joined(separator: " ")
     }
+
+    /// The items of a `## heading` section of the system prompt.
+    static func section(_ heading: String, in system: String) -> [String] {
+        guard let start = system.range(of: "## \(heading)\n") else { return [] }
+        return system[start.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { $0.hasPrefix("- ") }
+            .map { String($0.dropFirst(2)) }
+    }
+
+    /// A remembered item, said back to the person: "I remember …".
+    static func recall(_ item: String) -> String {
+        if item.hasPrefix("In the session of "), let colon = item.firstIndex(of: ":") {
+            let day = item[item.index(item.startIndex, offsetBy: 18)..<colon]
+            let topics = item.range(of: "Topics: ").map { item[$0.upperBound...].prefix { $0 != "." } } ?? ""
+            return topics.isEmpty ? "I remember our conversation on \(day)." : "I remember what you shared on \(day) about \(topics)."
+        }
+        var words = item.split(separator: " ").map { word in secondPerson[word.lowercased()] ?? String(word) }
+        // Facts are third person and often subjectless ("Works as a designer"): "you work as a designer".
+        if let first = words.first, !secondPerson.values.contains(first) {
+            let verb = first.lowercased()
+            words[0] = "you " + (verb == "is" ? "are" : verb == "has" ? "have" : verb.hasSuffix("s") && !verb.hasSuffix("ss") ? String(verb.dropLast()) : verb)
+        }
+        return "I remember that \(words.joined(separator: " "))."
+    }
+
+    static let secondPerson: [String: String] = [
+        "they": "you", "them": "you", "their": "your", "theirs": "yours", "themselves": "yourself", "they're": "you're",
+        "they've": "you've",
+    ]
 
     /// Mirrors the heart of what the person said, in their words, with the pronouns turned around.
     static func reflect(_ text: String) -> String {

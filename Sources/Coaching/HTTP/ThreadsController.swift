@@ -6,6 +6,7 @@ import Hummingbird
 public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable {
     struct CreateRequest: Decodable {
         let sessionType: SessionType?
+        let domain: String?
         let title: String?
     }
 
@@ -36,7 +37,7 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
         let body = try await request.decode(as: CreateRequest.self, context: context)
         let thread = try await conversations.create(
             tenant: context.requireTenant(), identity: context.requireIdentity(),
-            sessionType: body.sessionType ?? .freeform, title: try Self.validTitle(body.title)
+            sessionType: body.sessionType ?? .freeform, domain: try Self.validDomain(body.domain), title: try Self.validTitle(body.title)
         )
         return EditedResponse(status: .created, response: thread)
     }
@@ -74,6 +75,16 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
         guard let title = title?.trimmingCharacters(in: .whitespacesAndNewlines), !title.isEmpty else { return nil }
         guard title.count <= 200 else { throw APIError.validation("Thread titles can be at most 200 characters.") }
         return title
+    }
+
+    /// A domain name: lowercase letters, digits, `-` and `_`, starting with a letter (the domains issue checks
+    /// it against the tenant's configured domains).
+    static func validDomain(_ domain: String?) throws -> String? {
+        guard let domain else { return nil }
+        guard let first = domain.first, first.isASCII, first.isLowercase, domain.count <= 32,
+              domain.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "_") })
+        else { throw APIError.validation("domain must be 1 to 32 lowercase letters, digits, - or _, starting with a letter.") }
+        return domain
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import HearthPlatform
 import LLM
 import Logging
+import Memory
 import PostgresNIO
 
 /// Owns `messages`. Content is sealed with the user's data key, bound to the message id.
@@ -86,6 +87,23 @@ struct MessageStore: Sendable {
         }
         let more = messages.count > limit
         return MessagePage(messages: Array(messages.prefix(limit)), nextCursor: more ? Cursor(position: sequence[limit - 1]).string : nil)
+    }
+
+    /// A thread's complete messages after `seq`, oldest first, for Memory's summaries (answers being generated,
+    /// interrupted or failed are not part of what was said).
+    func transcript(threadID: UUID, after seq: Int64, key: SymmetricKey, on connection: PostgresConnection) async throws -> [Transcript.Message] {
+        let rows = try await connection.query(
+            """
+            SELECT id, seq, role, content_ciphertext, created_at FROM messages
+            WHERE thread_id = \(threadID) AND seq > \(seq) AND status = 'complete' ORDER BY seq
+            """,
+            logger: logger
+        )
+        var messages: [Transcript.Message] = []
+        for try await (id, seq, role, sealed, created) in rows.decode((UUID, Int64, String, Data, Date).self) {
+            messages.append(.init(seq: seq, role: role == "user" ? .user : .assistant, content: try Self.open(sealed, id: id, key: key), at: created))
+        }
+        return messages
     }
 
     /// Whether any of the user's threads has an answer stored in full.

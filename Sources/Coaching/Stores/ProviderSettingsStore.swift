@@ -56,4 +56,17 @@ public struct ProviderSettingsStore: Sendable {
     public func remove(_ position: ProviderSetting.Position, on connection: PostgresConnection) async throws {
         try await connection.query("DELETE FROM tenant_llm_providers WHERE position = \(position.rawValue)", logger: logger)
     }
+
+    /// The tenant's providers, primary first (the chat turn reads them with its context instead).
+    public func list(on connection: PostgresConnection) async throws -> [ProviderSetting] {
+        let rows = try await connection.query(
+            "SELECT position, kind, model, base_url, api_key_ref FROM tenant_llm_providers ORDER BY position", logger: logger
+        )
+        var settings: [ProviderSetting] = []
+        for try await (position, kind, model, url, reference) in rows.decode((Int, String, String, String?, String?).self) {
+            guard let position = ProviderSetting.Position(rawValue: position) else { continue }
+            settings.append(ProviderSetting(position: position, kind: kind, model: model, baseURL: url, apiKeyReference: reference))
+        }
+        return settings
+    }
 }

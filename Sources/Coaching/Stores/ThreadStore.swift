@@ -11,26 +11,26 @@ struct ThreadStore: Sendable {
 
     static func titleContext(_ id: UUID) -> String { "threads.title:\(id.uuidString.lowercased())" }
 
-    func create(tenantID: UUID, userID: UUID, sessionType: SessionType, title: String?, key: SymmetricKey, on connection: PostgresConnection) async throws -> ThreadView {
+    func create(tenantID: UUID, userID: UUID, sessionType: SessionType, domain: String?, title: String?, key: SymmetricKey, on connection: PostgresConnection) async throws -> ThreadView {
         let id = UUID()
         let sealed = try title.map { Data(try FieldCipher.seal($0, key: key, context: Self.titleContext(id))) }
         let rows = try await connection.query(
             """
-            INSERT INTO threads (id, tenant_id, user_id, session_type, title_ciphertext)
-            VALUES (\(id), \(tenantID), \(userID), \(sessionType.rawValue), \(sealed))
+            INSERT INTO threads (id, tenant_id, user_id, session_type, domain, title_ciphertext)
+            VALUES (\(id), \(tenantID), \(userID), \(sessionType.rawValue), \(domain), \(sealed))
             RETURNING created_at, updated_at
             """,
             logger: logger
         )
         let (created, updated) = try await rows.collect().first!.decode((Date, Date).self)
-        return ThreadView(id: id, title: title, sessionType: sessionType, createdAt: created, updatedAt: updated)
+        return ThreadView(id: id, title: title, sessionType: sessionType, domain: domain, createdAt: created, updatedAt: updated)
     }
 
     /// Most recently active first; `before` is the cursor (an epoch-microsecond position of updated_at).
     func list(userID: UUID, limit: Int, before: Cursor?, key: SymmetricKey, on connection: PostgresConnection) async throws -> ThreadList {
         let rows = try await connection.query(
             """
-            SELECT id, session_type, title_ciphertext, created_at, updated_at,
+            SELECT id, session_type, domain, title_ciphertext, created_at, updated_at,
                    (extract(epoch FROM updated_at) * 1000000)::bigint
             FROM threads
             WHERE user_id = \(userID)
@@ -42,8 +42,8 @@ struct ThreadStore: Sendable {
         )
         var threads: [ThreadView] = []
         var positions: [Int64] = []
-        for try await (id, type, title, created, updated, position) in rows.decode((UUID, String, Data?, Date, Date, Int64).self) {
-            threads.append(try view(id: id, type: type, title: title, created: created, updated: updated, key: key))
+        for try await (id, type, domain, title, created, updated, position) in rows.decode((UUID, String, String?, Data?, Date, Date, Int64).self) {
+            threads.append(try view(id: id, type: type, domain: domain, title: title, created: created, updated: updated, key: key))
             positions.append(position)
         }
         let more = threads.count > limit
@@ -52,11 +52,11 @@ struct ThreadStore: Sendable {
 
     func get(_ id: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> ThreadView? {
         let rows = try await connection.query(
-            "SELECT id, session_type, title_ciphertext, created_at, updated_at FROM threads WHERE id = \(id) AND user_id = \(userID)",
+            "SELECT id, session_type, domain, title_ciphertext, created_at, updated_at FROM threads WHERE id = \(id) AND user_id = \(userID)",
             logger: logger
         )
-        for try await (id, type, title, created, updated) in rows.decode((UUID, String, Data?, Date, Date).self) {
-            return try view(id: id, type: type, title: title, created: created, updated: updated, key: key)
+        for try await (id, type, domain, title, created, updated) in rows.decode((UUID, String, String?, Data?, Date, Date).self) {
+            return try view(id: id, type: type, domain: domain, title: title, created: created, updated: updated, key: key)
         }
         return nil
     }
@@ -65,6 +65,13 @@ struct ThreadStore: Sendable {
     func exists(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
         let rows = try await connection.query("SELECT 1 FROM threads WHERE id = \(id) AND user_id = \(userID)", logger: logger)
         return try await rows.collect().count == 1
+    }
+
+    /// The thread's coaching domain; `nil` for no such thread, `.some(nil)` for a thread without one.
+    func domain(of id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> String?? {
+        let rows = try await connection.query("SELECT domain FROM threads WHERE id = \(id) AND user_id = \(userID)", logger: logger)
+        for try await domain in rows.decode(String?.self) { return .some(domain) }
+        return nil
     }
 
     func rename(_ id: UUID, userID: UUID, title: String?, key: SymmetricKey, on connection: PostgresConnection) async throws -> Bool {
@@ -86,11 +93,12 @@ struct ThreadStore: Sendable {
         return try await rows.collect().count
     }
 
-    private func view(id: UUID, type: String, title: Data?, created: Date, updated: Date, key: SymmetricKey) throws -> ThreadView {
+    private func view(id: UUID, type: String, domain: String?, title: Data?, created: Date, updated: Date, key: SymmetricKey) throws -> ThreadView {
         ThreadView(
             id: id,
             title: try title.map { try FieldCipher.open(Array($0), key: key, context: Self.titleContext(id)) },
             sessionType: SessionType(rawValue: type) ?? .freeform,
+            domain: domain,
             createdAt: created,
             updatedAt: updated
         )

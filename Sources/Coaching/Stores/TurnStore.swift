@@ -8,16 +8,21 @@ import Memory
 import PostgresNIO
 
 /// The chat turn's three statements, one round trip each: the functions of migrations/0006_chat_turn.sql and
-/// 0010 (decision 0005). They read and write `threads`, `messages`, `user_keys`, `context_profiles`,
-/// `tenant_llm_providers` and `usage_records` on the turn's hot path only; everything else reaches those tables through their own stores.
+/// 0010 and 0012 (decision 0005). They read and write `threads`, `messages`, `user_keys`, `context_profiles`,
+/// `tenant_llm_providers` and `usage_records` on the turn's hot path only; everything else reaches those tables
+/// through their own stores. Memory's tables are read and noted through Memory's own SQL functions
+/// (`hearth_memory_context`, `hearth_memory_note_turn`), and opened by Memory (``TurnMemory/open``).
 /// Each runs outside any transaction: the function scopes its own implicit transaction to the tenant.
 struct TurnStore: Sendable {
     /// What a turn reads before the provider is called.
     struct Context: Sendable {
         let sessionType: SessionType
+        let domain: String?
         let key: SymmetricKey
         /// Empty when the user has not set one up.
         let profile: ContextProfile
+        /// Facts and summaries (tiers 3 and 2).
+        let memory: TurnMemory
         let providers: [ProviderSetting]
         /// Sealed recent messages, oldest first.
         let history: [(id: UUID, role: ChatMessage.Role, sealed: Data)]
@@ -51,8 +56,12 @@ struct TurnStore: Sendable {
             "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit))", logger: logger
         )
         var sessionType: SessionType?
+        var domain: String?
         var key: SymmetricKey?
         var sealedProfile: Data?
+        var summarizedSeq: Int64 = 0
+        var facts: [(id: UUID, category: String, mentions: Int, session: String?, domains: String?, insights: String?, sealed: Data)] = []
+        var summaries: [(id: UUID, kind: String, started: String?, domain: String?, sealed: Data)] = []
         var providers: [ProviderSetting] = []
         var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
         for try await (kind, id, number, name, model, url, reference, sealed)
@@ -60,11 +69,20 @@ struct TurnStore: Sendable {
             switch kind {
             case "thread":
                 sessionType = name.flatMap(SessionType.init(rawValue:))
+                domain = model
             case "key":
                 guard let number, let sealed else { continue }
                 key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
             case "profile":
                 sealedProfile = sealed
+            case "session":
+                summarizedSeq = name.flatMap { Int64($0) } ?? 0
+            case "fact":
+                guard let id, let name, let number, let sealed else { continue }
+                facts.append((id, name, number, model, url, reference, sealed))
+            case "summary":
+                guard let id, let name, let sealed else { continue }
+                summaries.append((id, name, model, url, sealed))
             case "provider":
                 guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { continue }
                 providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
@@ -77,7 +95,10 @@ struct TurnStore: Sendable {
         }
         guard let sessionType, let key else { return nil }
         let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
-        return Context(sessionType: sessionType, key: key, profile: profile, providers: providers, history: history)
+        let memory = try TurnMemory.open(
+            sessionKey: SessionKey.make(threadID: threadID, summarizedSeq: summarizedSeq), facts: facts, summaries: summaries, key: key
+        )
+        return Context(sessionType: sessionType, domain: domain, key: key, profile: profile, memory: memory, providers: providers, history: history)
     }
 
     /// Commits the user's message and the placeholder its answer streams into.

@@ -27,6 +27,7 @@ public struct ChatTurn: Sendable {
     let factory: ProviderFactory
     let registry = GenerationRegistry()
     let prompt = PromptAssembler()
+    let insights: InsightRecorder
     let logger: Logger
 
     /// Earlier messages read for the prompt: the short-term tier keeps the last 10 (within its token budget); a
@@ -40,6 +41,7 @@ public struct ChatTurn: Sendable {
         self.store = TurnStore(client: database.client, keys: UserDataKeys(keyRing: keyRing, logger: database.logger), logger: database.logger)
         self.messages = MessageStore(logger: database.logger)
         self.factory = factory
+        self.insights = InsightRecorder(database: database)
         self.logger = database.logger
     }
 
@@ -48,8 +50,15 @@ public struct ChatTurn: Sendable {
         switch try await store.storeExchange(tenantID: tenant.id, userID: identity.userID, threadID: threadID, content: content,
                                              idempotencyKey: idempotencyKey, key: context.key) {
         case .stored(let exchange):
+            var recollection = Recall.recollect(message: content, domain: context.domain, memory: context.memory)
+            if let insight = recollection.insight,
+               try await !insights.record(insight, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
+                                          messageID: exchange.assistantMessageID, key: context.key) {
+                // Another turn surfaced it first: once is enough.
+                recollection = Recall.recollect(message: content, domain: context.domain, memory: context.memory, insights: false)
+            }
             return .generating(begin(exchange, context: context, history: try context.conversation(), message: content,
-                                     tenant: tenant, identity: identity, threadID: threadID))
+                                     recollection: recollection, tenant: tenant, identity: identity, threadID: threadID))
         case .replay(let exchange):
             if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
             return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
@@ -75,14 +84,17 @@ public struct ChatTurn: Sendable {
         // The question being answered again is the newest message before the answer.
         var history = try context.conversation()
         let question = history.last?.role == .user ? history.removeLast().content : ""
-        return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context,
-                     history: history, message: question, tenant: tenant, identity: identity, threadID: threadID)
+        // An insight is surfaced once, with the first answer; the regenerated one does without.
+        let recollection = Recall.recollect(message: question, domain: context.domain, memory: context.memory, insights: false)
+        return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
+                     message: question, recollection: recollection, tenant: tenant, identity: identity, threadID: threadID)
     }
 
     /// The request a send of `content` would make now, and the memory it would carry; nothing is stored.
     func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String) async throws -> PromptPreview {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
-        let (request, sections) = request(context, history: try context.conversation(), message: content)
+        let recollection = Recall.recollect(message: content, domain: context.domain, memory: context.memory)
+        let (request, sections) = request(context, history: try context.conversation(), message: content, recollection: recollection)
         return PromptPreview(
             system: request.system,
             messages: request.messages.map { .init(role: $0.role.rawValue, content: $0.content) },
@@ -105,33 +117,42 @@ public struct ChatTurn: Sendable {
 
     /// The request for the model (and the remembered sections it carries): the same for a send, a retry and
     /// the preview.
-    private func request(_ context: TurnStore.Context, history: [ChatMessage], message: String) -> (CompletionRequest, [PromptSection]) {
-        prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType), sections: context.profile.promptSections,
-                        history: history, message: message)
+    private func request(_ context: TurnStore.Context, history: [ChatMessage], message: String,
+                         recollection: Recollection) -> (CompletionRequest, [PromptSection]) {
+        prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType),
+                        sections: context.profile.promptSections + recollection.sections, history: history, message: message)
     }
 
     // MARK: - Generating
 
     private func begin(_ exchange: MessageStore.Exchange, context: TurnStore.Context, history: [ChatMessage], message: String,
-                       tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
+                       recollection: Recollection, tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
         let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
-        let (request, _) = request(context, history: history, message: message)
+        let (request, _) = request(context, history: history, message: message, recollection: recollection)
         let chain = factory.chain(for: context.providers)
         // Detached from the request: a client that disconnects must not cancel the answer.
         Task.detached { [self] in
-            await run(generation, request: request, chain: chain, tenant: tenant, identity: identity, key: context.key)
+            await run(generation, request: request, recollection: recollection, chain: chain, tenant: tenant, identity: identity, key: context.key)
             registry.remove(exchange.assistantMessageID)
         }
         return generation
     }
 
     private func run(
-        _ generation: Generation, request: CompletionRequest, chain: ProviderChain, tenant: Tenant, identity: Identity, key: SymmetricKey
+        _ generation: Generation, request: CompletionRequest, recollection: Recollection, chain: ProviderChain, tenant: Tenant,
+        identity: Identity, key: SymmetricKey
     ) async {
         let started = ContinuousClock.now
         await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
                                                    assistantMessageId: generation.assistantMessageID))
+        if !recollection.references.isEmpty {
+            await generation.emit("memory", MemoryEvent(items: recollection.references))
+        }
+        if let insight = recollection.insight {
+            await generation.emit("insight", InsightEvent(kind: insight.kind, text: insight.text, factId: insight.factID,
+                                                          occurrences: insight.occurrences, domains: insight.domains))
+        }
         var text = ""
         var provider = (kind: chain.primary.kind, model: chain.primary.model)
         var reported: (input: Int, output: Int)?
@@ -209,6 +230,20 @@ struct StartEvent: Encodable {
     let threadId: UUID
     let userMessageId: UUID
     let assistantMessageId: UUID
+}
+
+/// The remembered items brought forward for this answer (FR7).
+struct MemoryEvent: Encodable {
+    let items: [MemoryReference]
+}
+
+/// A recurring pattern, for the app to show apart from the answer (FR8, FR9).
+struct InsightEvent: Encodable {
+    let kind: InsightKind
+    let text: String
+    let factId: UUID
+    let occurrences: Int
+    let domains: [String]
 }
 
 struct DeltaEvent: Encodable {

@@ -1,0 +1,158 @@
+import Accounts
+import Crypto
+import Foundation
+import HearthPlatform
+import Logging
+import PostgresNIO
+
+/// Writes tiers 2 and 3, always in a background job, never on the streaming path (ARCHITECTURE.md, step 7).
+///
+/// Each step reads in one short transaction, calls the summarizer or extractor outside any transaction (a
+/// model may take seconds), then writes in a second transaction that re-checks what it read. Jobs run at
+/// least once, so both steps are idempotent: a session already summarized is skipped, and a fact counts a
+/// session once.
+public struct MemoryWriter: Sendable {
+    /// Why a thread is being summarized.
+    public enum Reason: String, Codable, Sendable {
+        /// The user ended the session.
+        case ended
+        /// No turn for the idle time (30 minutes by default).
+        case idle
+        /// The user asked for a summary ("summarize this conversation").
+        case requested
+        /// The open session passed 15 messages: its older part is summarized, the last 10 stay in full.
+        case inSession = "in_session"
+    }
+
+    public struct Options: Sendable {
+        /// A session with no turn for this long ends (its summary is written).
+        public var idleAfter: Duration = .seconds(30 * 60)
+        public init() {}
+    }
+
+    /// Messages an open session may hold before its older part is summarized, and how many stay in full.
+    static let inSessionLimit = 15
+    static let keptInFull = 10
+
+    let database: Database
+    let keys: UserDataKeys
+    let transcripts: any SessionTranscripts
+    let models: any MemoryModels
+    let jobs: JobStore
+    let options: Options
+    let summaries: SummaryStore
+    let facts: FactStore
+    let progress: ThreadProgressStore
+    let logger: Logger
+
+    public init(database: Database, keyRing: KeyRing, transcripts: any SessionTranscripts, models: any MemoryModels, options: Options = .init()) {
+        self.database = database
+        self.keys = UserDataKeys(keyRing: keyRing, logger: database.logger)
+        self.transcripts = transcripts
+        self.models = models
+        self.jobs = JobStore(client: database.client, logger: database.logger)
+        self.options = options
+        self.summaries = SummaryStore(logger: database.logger)
+        self.facts = FactStore(logger: database.logger)
+        self.progress = ThreadProgressStore(logger: database.logger)
+        self.logger = database.logger
+    }
+
+    // MARK: - Summaries
+
+    /// What one summary covers.
+    struct Plan {
+        let kind: StoredSummary.Kind
+        let sessionKey: String
+        let seen: ThreadProgressStore.Progress
+        let transcript: Transcript
+    }
+
+    func summarize(tenantID: UUID, userID: UUID, threadID: UUID, reason: Reason) async throws {
+        let planned = try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key -> Plan? in
+            try await progress.ensure(tenantID: tenantID, userID: userID, threadID: threadID, on: connection)
+            guard let seen = try await progress.load(threadID: threadID, on: connection),
+                  let session = try await transcripts.transcript(threadID: threadID, userID: userID, afterSeq: seen.summarizedSeq, key: key, on: connection)
+            else { return nil }
+            let sessionKey = SessionKey.make(threadID: threadID, summarizedSeq: seen.summarizedSeq)
+            switch reason {
+            case .inSession:
+                let uncovered = session.messages.filter { $0.seq > seen.partialSeq }
+                guard uncovered.count > Self.inSessionLimit else { return nil }
+                return Plan(kind: .partial, sessionKey: sessionKey, seen: seen,
+                            transcript: Transcript(domain: session.domain, messages: Array(uncovered.dropLast(Self.keptInFull))))
+            case .idle where seen.idleSeconds < options.idleAfter.seconds:
+                return nil // they came back; the sweep will try again once they leave
+            case .ended, .idle, .requested:
+                guard session.messages.contains(where: { $0.role == .assistant }) else {
+                    try await progress.markClosed(threadID: threadID, activitySeen: seen.lastActivityAt, on: connection)
+                    return nil
+                }
+                return Plan(kind: .session, sessionKey: sessionKey, seen: seen, transcript: session)
+            }
+        }
+        guard let plan = planned, let first = plan.transcript.messages.first, let last = plan.transcript.messages.last else { return }
+
+        let summary = try await summarizer(tenantID: tenantID).summarize(plan.transcript)
+
+        try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key in
+            // Another run got here first (or the thread is gone): nothing to do.
+            guard let now = try await progress.load(threadID: threadID, lock: true, on: connection),
+                  now.summarizedSeq == plan.seen.summarizedSeq, plan.kind == .session || now.partialSeq == plan.seen.partialSeq
+            else { return }
+            let id = try await summaries.insert(summary, .init(
+                tenantID: tenantID, userID: userID, threadID: threadID, kind: plan.kind, sessionKey: plan.sessionKey,
+                fromSeq: first.seq, throughSeq: last.seq, domain: plan.transcript.domain, startedAt: first.at, endedAt: last.at
+            ), key: key, on: connection)
+            switch plan.kind {
+            case .session:
+                try await summaries.deletePartials(threadID: threadID, sessionKey: plan.sessionKey, on: connection)
+                try await progress.closeSession(threadID: threadID, through: last.seq, activitySeen: plan.seen.lastActivityAt, on: connection)
+            case .partial:
+                try await progress.advancePartial(threadID: threadID, through: last.seq, remaining: Self.keptInFull, on: connection)
+            }
+            try await jobs.enqueue(try MemoryJobs.extractFacts(tenantID: tenantID, userID: userID, summaryID: id), on: connection)
+        }
+    }
+
+    // MARK: - Facts
+
+    func extractFacts(tenantID: UUID, userID: UUID, summaryID: UUID) async throws {
+        let read = try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key -> (SummaryStore.Source, Transcript, [StoredFact])? in
+            guard let source = try await summaries.source(summaryID, userID: userID, key: key, on: connection),
+                  let transcript = try await transcripts.transcript(threadID: source.threadID, userID: userID, afterSeq: source.fromSeq - 1, key: key, on: connection)
+            else { return nil }
+            let covered = Transcript(domain: transcript.domain, messages: transcript.messages.filter { $0.seq <= source.throughSeq })
+            return (source, covered, try await facts.active(userID: userID, key: key, on: connection))
+        }
+        guard let (source, transcript, known) = read else { return }
+
+        let numbered = known.enumerated().map { FactExtraction.Known(number: $0.offset + 1, category: $0.element.category, content: $0.element.content) }
+        let changes = try await extractor(tenantID: tenantID).extract(from: transcript, summary: source.summary, known: numbered)
+
+        let mention = FactStore.Mention(sessionKey: source.sessionKey, threadID: source.threadID, domain: source.domain, at: source.endedAt)
+        try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key in
+            for change in changes {
+                switch change {
+                case .add(let category, let content):
+                    try await facts.add(category, content, origin: .extracted, mention: mention, tenantID: tenantID, userID: userID, key: key, on: connection)
+                case .repeated(let number):
+                    try await facts.repeated(known[number - 1].id, mention: mention, on: connection)
+                case .contradicted(let number, let category, let content):
+                    let replacement = try await facts.add(category, content, origin: .extracted, mention: mention, tenantID: tenantID,
+                                                          userID: userID, key: key, on: connection)
+                    try await facts.supersede(known[number - 1].id, by: replacement, on: connection)
+                }
+            }
+        }
+        logger.info("memory facts extracted", metadata: ["summary_id": .string(summaryID.uuidString), "changes": .stringConvertible(changes.count)])
+    }
+
+    private func summarizer(tenantID: UUID) async throws -> any SessionSummarizer {
+        try await models.completion(tenantID: tenantID).map { ModelSummarizer(complete: $0) } ?? OfflineSummarizer()
+    }
+
+    private func extractor(tenantID: UUID) async throws -> any FactExtractor {
+        try await models.completion(tenantID: tenantID).map { ModelFactExtractor(complete: $0) } ?? OfflineFactExtractor()
+    }
+}
