@@ -192,8 +192,8 @@ CREATE FUNCTION hearth_memory_enqueue_idle(p_idle_seconds bigint) RETURNS bigint
         ), queued AS (
             INSERT INTO jobs (kind, tenant_id, payload, dedupe_key)
             SELECT 'memory.summarize', d.tenant_id,
-                   json_build_object('userID', d.user_id, 'threadID', d.thread_id, 'reason', 'idle')::text,
-                   'memory.summarize:' || d.thread_id
+                   jsonb_build_object('userID', d.user_id, 'threadID', d.thread_id, 'reason', 'idle'),
+                   'session:' || d.thread_id
             FROM due d
             ON CONFLICT DO NOTHING
             RETURNING 1

@@ -69,6 +69,7 @@ public final class MockLLMControls: Sendable {
     private struct State {
         var knobs: MockKnobs
         var script: [MockFault?] = []
+        var replies: [String] = []
         var requests = 0
         var recording = false
         var conversations: [[MockMessage]] = []
@@ -89,6 +90,15 @@ public final class MockLLMControls: Sendable {
     /// The next requests behave as listed, in order (`nil` = normally); afterwards, normally again.
     public func script(_ faults: [MockFault?]) {
         state.withLockedValue { $0.script = faults }
+    }
+
+    /// The next answers, in order, instead of filler words (a model's JSON, say); afterwards, filler again.
+    public func scriptReplies(_ replies: [String]) {
+        state.withLockedValue { $0.replies = replies }
+    }
+
+    func nextReply() -> String? {
+        state.withLockedValue { $0.replies.isEmpty ? nil : $0.replies.removeFirst() }
     }
 
     /// Requests received so far.

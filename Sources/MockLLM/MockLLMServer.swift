@@ -7,7 +7,7 @@ import NIOCore
 /// Messages (`POST /v1/messages`), streaming and not, with usage — for load tests and for driving every
 /// failure path of Hearth's provider layer in integration tests.
 ///
-/// Answers are deterministic filler words (`token0 token1 …`); what matters is timing and protocol.
+/// Answers are deterministic filler words (`token0 token1 …`), or what a test scripted; what matters is timing and protocol.
 public enum MockLLMServer {
     public static func buildRouter(controls: MockLLMControls) -> Router<BasicRequestContext> {
         let router = Router()
@@ -57,6 +57,11 @@ public enum MockLLMServer {
         if let value = request.headers[values: HTTPField.Name("X-Mock-TTFT-Ms")!].first.flatMap(Int.init) { knobs.timeToFirstToken = .milliseconds(value) }
         if let value = request.headers[values: HTTPField.Name("X-Mock-TPS")!].first.flatMap(Double.init) { knobs.tokensPerSecond = value }
         let scripted = controls.nextFault()
+        // A scripted answer replaces the filler words; its words are the streamed tokens.
+        let words: [String] = controls.nextReply().map { reply in
+            reply.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : " " + $0.element }
+        } ?? (0..<knobs.responseTokens).map { $0 == 0 ? "token0" : " token\($0)" }
+        knobs.responseTokens = words.count
         let fault = scripted ?? request.headers[values: HTTPField.Name("X-Mock-Fault")!].first.flatMap(MockFault.init(header:))
         let promptTokens = max(1, body.readableBytes / 4)
 
@@ -67,7 +72,7 @@ public enum MockLLMServer {
         }
         if incoming.stream != true {
             if knobs.timeToFirstToken > .zero { try await Task.sleep(for: knobs.timeToFirstToken) }
-            let text = (0..<knobs.responseTokens).map { "token\($0)" }.joined(separator: " ")
+            let text = words.joined()
             return Response(status: .ok, headers: [.contentType: "application/json"],
                             body: .init(byteBuffer: ByteBuffer(string: whole(text, promptTokens: promptTokens, outputTokens: knobs.responseTokens, dialect: dialect))))
         }
@@ -103,8 +108,7 @@ public enum MockLLMServer {
                 default:
                     break
                 }
-                let token = (index == 0 ? "" : " ") + "token\(index)"
-                out.writeString(delta(token, dialect: dialect))
+                out.writeString(delta(words[index], dialect: dialect))
                 if let gap {
                     try await writer.write(out)
                     out.clear()
@@ -125,7 +129,7 @@ public enum MockLLMServer {
     }
 
     static func delta(_ token: String, dialect: Dialect) -> String {
-        let escaped = token.replacingOccurrences(of: "\"", with: "\\\"")
+        let escaped = escape(token)
         switch dialect {
         case .openAI:
             return #"data: {"choices":[{"index":0,"delta":{"content":"\#(escaped)"}}]}"# + "\n\n"
@@ -134,14 +138,31 @@ public enum MockLLMServer {
         }
     }
 
+    /// The inside of a JSON string literal.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case _ where scalar.value < 0x20: escaped += String(format: "\\u%04x", scalar.value)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
     static func event(_ name: String, _ data: String) -> String { "event: \(name)\ndata: \(data)\n\n" }
 
     static func whole(_ text: String, promptTokens: Int, outputTokens: Int, dialect: Dialect) -> String {
         switch dialect {
         case .openAI:
-            return #"{"id":"chatcmpl-mock","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"\#(text)"},"finish_reason":"stop"}],"usage":{"prompt_tokens":\#(promptTokens),"completion_tokens":\#(outputTokens),"total_tokens":\#(promptTokens + outputTokens)}}"#
+            return #"{"id":"chatcmpl-mock","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"\#(escape(text))"},"finish_reason":"stop"}],"usage":{"prompt_tokens":\#(promptTokens),"completion_tokens":\#(outputTokens),"total_tokens":\#(promptTokens + outputTokens)}}"#
         case .anthropic:
-            return #"{"id":"msg_mock","type":"message","role":"assistant","content":[{"type":"text","text":"\#(text)"}],"stop_reason":"end_turn","usage":{"input_tokens":\#(promptTokens),"output_tokens":\#(outputTokens)}}"#
+            return #"{"id":"msg_mock","type":"message","role":"assistant","content":[{"type":"text","text":"\#(escape(text))"}],"stop_reason":"end_turn","usage":{"input_tokens":\#(promptTokens),"output_tokens":\#(outputTokens)}}"#
         }
     }
 

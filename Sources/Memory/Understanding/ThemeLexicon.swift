@@ -57,7 +57,7 @@ public enum ThemeLexicon {
         Theme("letting-people-down", fact: "Worries about letting people down",
               described: "not wanting to let people down", topic: "fear of letting people down",
               phrases: ["let people down", "letting people down", "let them down", "letting them down", "let anyone down",
-                        "let everyone down", "let my * down", "letting my * down", "let the * down", "letting the * down",
+                        "let everyone down", "let my * down", "letting my * down", "let my * * down", "letting my * * down", "let the * down", "letting the * down",
                         "let him down", "let her down", "let you down", "disappoint people", "disappointing people"]),
         Theme("perfectionism", fact: "Holds themselves to perfectionist standards",
               described: "holding yourself to perfect standards", topic: "perfectionism",

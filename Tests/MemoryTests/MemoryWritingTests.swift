@@ -1,0 +1,128 @@
+import Foundation
+import LLM
+@testable import Memory
+import Testing
+
+/// The deterministic writers (the offline model's memory) and the validation of a model's memory answers.
+@Suite struct MemoryWritingTests {
+    static func transcript(_ said: [String], domain: String? = nil) -> Transcript {
+        var messages: [Transcript.Message] = []
+        for (index, text) in said.enumerated() {
+            messages.append(.init(seq: Int64(index * 2 + 1), role: .user, content: text, at: Date(timeIntervalSince1970: 1_700_000_000 + Double(index * 60))))
+            messages.append(.init(seq: Int64(index * 2 + 2), role: .assistant, content: "I hear you. What matters most here?",
+                                  at: Date(timeIntervalSince1970: 1_700_000_030 + Double(index * 60))))
+        }
+        return Transcript(domain: domain, messages: messages)
+    }
+
+    static let priya = transcript([
+        "My manager just told me I lack strategic thinking and I'm stung.",
+        "In the planning meeting I stayed quiet even though I disagreed with the roadmap.",
+        "I realize I wait for permission before sharing a view.",
+        "I'm going to write down one strategic question before each meeting. I feel a bit more hopeful now.",
+    ])
+
+    @Test func theOfflineSummaryHasTheDocumentsFieldsFromWhatThePersonSaid() async throws {
+        let summary = try await OfflineSummarizer().summarize(Self.priya)
+        #expect(summary.topics.first == "staying quiet when disagreeing")
+        #expect(summary.topics.contains("strategic"))
+        #expect(summary.emotionalArc == "stung -> hopeful")
+        #expect(summary.keyInsight?.contains("I realize I wait for permission") == true)
+        #expect(summary.followUps == ["they're going to write down one strategic question before each meeting"])
+        #expect(summary.userQuote != nil)
+        #expect(summary.text.hasPrefix("Topics: staying quiet when disagreeing"))
+        #expect(TokenEstimate.count(summary.text) <= 160, "about 100 words at most")
+        // Deterministic: the same session, the same summary.
+        #expect(try await OfflineSummarizer().summarize(Self.priya) == summary)
+        // The coach's words are not the person's: nothing in it comes from the assistant messages.
+        #expect(!summary.text.contains("What matters most"))
+    }
+
+    @Test func theOfflineExtractorFindsThemesAndTheOtherCategoriesFromSentenceShapes() async throws {
+        let session = Self.transcript([
+            "My manager just told me that I lack strategic thinking.",
+            "I stayed quiet again when they changed the plan.",
+            "I work as a product designer at a startup.",
+            "My goal is to lead the design review next month.",
+            "Running really helps me clear my head.",
+            "Sunday evenings makes me anxious about the week.",
+        ])
+        let summary = try await OfflineSummarizer().summarize(session)
+        let changes = try await OfflineFactExtractor().extract(from: session, summary: summary, known: [])
+        let added = changes.compactMap { change -> (FactCategory, FactContent)? in
+            if case .add(let category, let content) = change { return (category, content) }
+            return nil
+        }
+        #expect(added.count == changes.count)
+        let byCategory = Dictionary(grouping: added, by: \.0).mapValues { $0.map(\.1.text) }
+        #expect(byCategory[.theme] == ["Stays silent when they disagree with a direction"])
+        #expect(added.first { $0.0 == .theme }?.1.theme == "staying-silent")
+        #expect(byCategory[.event] == ["Their manager told them they lack strategic thinking"])
+        #expect(byCategory[.identity] == ["Works as product designer at a startup"])
+        #expect(byCategory[.goal] == ["Wants to lead the design review next month"])
+        #expect(byCategory[.strategy] == ["Running helps them"])
+        #expect(byCategory[.trigger] == ["Sunday evenings makes them anxious"])
+    }
+
+    @Test func aKnownFactIsRepeatedAndANewSlotValueContradictsTheOld() async throws {
+        let known: [FactExtraction.Known] = [
+            .init(number: 1, category: .identity, content: FactContent(text: "Works as product designer", slot: "occupation")),
+            .init(number: 2, category: .theme, content: FactContent(text: "Stays silent when they disagree with a direction", theme: "staying-silent")),
+        ]
+        let session = Self.transcript(["I kept my mouth shut in the review again.", "I work as a design manager now."])
+        let changes = try await OfflineFactExtractor().extract(from: session, summary: try await OfflineSummarizer().summarize(session), known: known)
+        #expect(changes.contains(.repeated(2)))
+        #expect(changes.contains(.contradicted(1, .identity, FactContent(text: "Works as design manager now", slot: "occupation"))))
+        #expect(changes.count == 2)
+    }
+
+    @Test(arguments: [
+        ("I stayed quiet in the meeting", ["staying-silent"]),
+        ("I didn’t speak up when the VP pushed back", ["staying-silent"]),
+        ("I don't want to let my team down", ["letting-people-down"]),
+        ("Letting my running club down would be awful", ["letting-people-down"]),
+        ("It was a quiet morning and I stayed home", []),
+        ("Let me down easy, I said, laughing", []),
+    ])
+    func themesAreRecognisedByPhraseNotByLooseWords(_ text: String, _ expected: [String]) {
+        #expect(ThemeLexicon.themes(in: text).map(\.id) == expected)
+    }
+
+    @Test func aModelsSummaryIsValidatedAndItsProseAroundTheJSONIgnored() async throws {
+        let answer = #"Sure! ```json {"topics": ["manager feedback", " strategy\n"], "emotionalArc": "stung -> steadier", "keyInsight": null, "followUps": ["ask for an example"], "userQuote": "I don't even know what that means"} ```"#
+        let summary = try await ModelSummarizer { _ in answer }.summarize(Self.priya)
+        #expect(summary.topics == ["manager feedback", "strategy"])
+        #expect(summary.emotionalArc == "stung -> steadier")
+        #expect(summary.keyInsight == nil)
+        #expect(summary.text.contains("Follow-ups: ask for an example."))
+        await #expect(throws: ModelWriting.Invalid.self) { try await ModelSummarizer { _ in "I'd rather not." }.summarize(Self.priya) }
+        await #expect(throws: ModelWriting.Invalid.self) { try await ModelSummarizer { _ in #"{"topics": []}"# }.summarize(Self.priya) }
+    }
+
+    @Test func aModelsFactChangesReferToSmallNumbersAndInvalidOnesAreDropped() async throws {
+        let known: [FactExtraction.Known] = [.init(number: 1, category: .goal, content: FactContent(text: "Wants to run a half marathon"))]
+        let answer = """
+            {"facts": [
+              {"op": "new", "category": "theme", "text": "Worries about letting people down"},
+              {"op": "repeat", "id": 1},
+              {"op": "repeat", "id": 7},
+              {"op": "replace", "id": 1, "category": "goal", "text": "Wants to run a full marathon"},
+              {"op": "new", "category": "hobby", "text": "Likes chess"},
+              {"op": "new", "category": "event", "text": ""},
+              {"op": "delete", "id": 1}
+            ]}
+            """
+        let extractor = ModelFactExtractor { request in
+            #expect(request.messages.first?.content.contains("[1] (goal) Wants to run a half marathon") == true)
+            return answer
+        }
+        let changes = try await extractor.extract(from: Self.priya, summary: try await OfflineSummarizer().summarize(Self.priya), known: known)
+        #expect(changes == [
+            .add(.theme, FactContent(text: "Worries about letting people down", theme: "letting-people-down")),
+            .repeated(1),
+            .contradicted(1, .goal, FactContent(text: "Wants to run a full marathon")),
+        ])
+        let nothingValid = ModelFactExtractor { _ in #"{"facts": [{"op": "repeat", "id": 3}]}"# }
+        await #expect(throws: ModelWriting.Invalid.self) { try await nothingValid.extract(from: Self.priya, summary: try await OfflineSummarizer().summarize(Self.priya), known: known) }
+    }
+}
