@@ -1,6 +1,7 @@
 import Coaching
 import HearthPlatform
 import LLM
+import HearthApp
 import MockLLM
 
 extension TestHearth {
@@ -27,10 +28,11 @@ extension TestHearth {
 /// `fallback` kind if given). `body` gets the mock's controls, Hearth, the tenant's client key and the mock's port.
 public func withMockedHearth<T: Sendable>(
     _ knobs: MockKnobs = .init(responseTokens: 8), fallback: String? = nil, tenant settings: TenantStore.Settings = .init(),
+    config customise: (inout Config) -> Void = { _ in },
     _ body: @Sendable (MockLLMControls, TestHearth, String, Int) async throws -> T
 ) async throws -> T {
-    try await withMockLLM(knobs) { controls, port in
-        let hearth = try await TestHearth.make()
+    let hearth = try await TestHearth.make(customise)
+    return try await withMockLLM(knobs) { controls, port in
         let (tenant, key) = try await hearth.createTenant(settings: settings)
         try await hearth.useMock(tenant, port: port, fallback: fallback)
         return try await body(controls, hearth, key, port)
