@@ -178,6 +178,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ScenarioTests",
+            dependencies: [
+                "HearthTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LLMTests",
             dependencies: ["LLM", "MockLLM", "HearthTestSupport"],
             swiftSettings: swiftSettings

@@ -14,7 +14,9 @@ public struct OfflineFactExtractor: FactExtractor {
                 found.append((.theme, FactContent(text: theme.fact, theme: theme.id)))
             }
             for sentence in Text.sentences(message) {
-                found += Self.shapes(in: sentence)
+                for clause in sentence.split(whereSeparator: { ",;:".contains($0) }) {
+                    found += Self.shapes(in: String(clause))
+                }
             }
         }
         var changes: [FactExtraction.Change] = []
@@ -39,7 +41,7 @@ public struct OfflineFactExtractor: FactExtractor {
         return Double(a.intersection(b).count) / Double(a.union(b).count) >= 0.6
     }
 
-    /// One sentence's facts, from the shapes below (matched on lowercased words).
+    /// One clause's facts, from the shapes below (matched on lowercased words).
     static func shapes(in sentence: String) -> [(FactCategory, FactContent)] {
         let words = Text.words(sentence)
         let line = " " + words.joined(separator: " ") + " "
