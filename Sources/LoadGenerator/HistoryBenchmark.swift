@@ -33,6 +33,8 @@ public struct HistoryBenchmark: Sendable {
         public let seedElapsed: Duration
         public let pages: Latencies
         public let contextLoads: Latencies
+        /// Summaries and active facts the user had while contexts were loaded.
+        public let memory: (summaries: Int, facts: Int)
         public let errors: [String: Int]
 
         public var text: String {
@@ -41,7 +43,8 @@ public struct HistoryBenchmark: Sendable {
                             + " p99 \(ChatReport.ms(pages.milliseconds(at: 99))) max \(ChatReport.ms(pages.maxMilliseconds)) over \(pages.count) pages"]
             if contextLoads.count > 0 {
                 lines.append("context load p50 \(ChatReport.ms(contextLoads.milliseconds(at: 50))) p95 \(ChatReport.ms(contextLoads.milliseconds(at: 95)))"
-                    + " p99 \(ChatReport.ms(contextLoads.milliseconds(at: 99))) max \(ChatReport.ms(contextLoads.maxMilliseconds)) over \(contextLoads.count) prompts")
+                    + " p99 \(ChatReport.ms(contextLoads.milliseconds(at: 99))) max \(ChatReport.ms(contextLoads.maxMilliseconds)) over \(contextLoads.count) prompts"
+                    + " (memory: \(memory.summaries) session summaries, \(memory.facts) facts)")
             }
             if !errors.isEmpty { lines.append("errors: " + errors.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
             var summary = "messages=\(messages) pages=\(pages.count) errors=\(errors.values.reduce(0, +))"
@@ -50,6 +53,7 @@ public struct HistoryBenchmark: Sendable {
             if contextLoads.count > 0 {
                 summary += " context_loads=\(contextLoads.count) context_p50_ms=\(ChatReport.plain(contextLoads.milliseconds(at: 50)))"
                     + " context_p95_ms=\(ChatReport.plain(contextLoads.milliseconds(at: 95)))"
+                    + " summaries=\(memory.summaries) facts=\(memory.facts)"
             }
             lines.append(summary)
             return lines.joined(separator: "\n")
@@ -94,7 +98,9 @@ public struct HistoryBenchmark: Sendable {
             if !usedCursor { cursors[threadIDs[index % threadIDs.count]] = page.nextCursor }
             return true
         }
+        var memory = (summaries: 0, facts: 0)
         if contextLoads > 0 {
+            memory = try await remember(threadIDs, driver: driver, user: user, client: client)
             // What the user shared goes into every prompt, so it is part of the load.
             struct Profile: Encodable {
                 let preferredName = "Sam"
@@ -112,7 +118,33 @@ public struct HistoryBenchmark: Sendable {
             return try JSONDecoder().decode(Preview.self, from: body).messages.count == min(11, turnsPerThread * 2 + 1)
         }
         return Report(messages: threadIDs.count * turnsPerThread * 2, seedElapsed: seedElapsed, pages: pageLatencies,
-                      contextLoads: contextLatencies, errors: errors)
+                      contextLoads: contextLatencies, memory: memory, errors: errors)
+    }
+
+    /// Ends every thread's session, so the server's jobs write a summary per session and the facts they yield
+    /// (the memory a turn then reads); waits until every summary exists.
+    private func remember(_ threadIDs: [String], driver: HearthDriver, user: HearthDriver.User, client: HTTPClient) async throws -> (summaries: Int, facts: Int) {
+        for threadID in threadIDs {
+            let end = try HTTPClientRequest.json(.POST, hearth.url("/v1/threads/\(threadID)/end-session"), body: [String: String](), headers: driver.headers(user.token))
+            _ = try await client.execute(end, timeout: .init(timeout))
+        }
+        struct Item: Decodable { let id: String }
+        struct Summaries: Decodable { let summaries: [Item] }
+        struct Facts: Decodable { let facts: [Item] }
+        let deadline = ContinuousClock.now + .seconds(300)
+        while true {
+            var list = HTTPClientRequest(url: hearth.url("/v1/me/memory/summaries?include_archived=true"))
+            for (name, value) in driver.headers(user.token) { list.headers.add(name: name, value: value) }
+            let summaries = try await client.decoded(list, as: Summaries.self, timeout: timeout).summaries.count
+            if summaries >= threadIDs.count || ContinuousClock.now > deadline {
+                // Facts follow their summaries by one more job each: give the last ones a moment.
+                try await Task.sleep(for: .seconds(2))
+                var facts = HTTPClientRequest(url: hearth.url("/v1/me/memory/facts"))
+                for (name, value) in driver.headers(user.token) { facts.headers.add(name: name, value: value) }
+                return (summaries, try await client.decoded(facts, as: Facts.self, timeout: timeout).facts.count)
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
     }
 
     /// Sends `count` requests one after another and records the time of those that answer 200 with a body
@@ -138,6 +170,18 @@ public struct HistoryBenchmark: Sendable {
         return latencies
     }
 
+    /// Varied enough that memory has something to keep: a recurring theme, goals and strategies.
+    static func seedMessage(turn: Int, thread: Int) -> String {
+        let topics = ["sleep", "running", "budgeting", "cooking", "guitar", "reading", "spanish", "climbing", "painting", "gardening"]
+        let topic = topics[(thread + turn) % topics.count]
+        switch turn % 5 {
+        case 0: return "Session \(thread), turn \(turn): I stayed quiet in the meeting again when plans changed."
+        case 1: return "My goal is to get better at \(topic) this month, thread \(thread)."
+        case 2: return "Honestly \(topic) really helps me when the week gets heavy."
+        default: return "Seed message \(turn) of thread \(thread): today I noticed how I react when plans change."
+        }
+    }
+
     /// Every thread gets its turns in order (a thread's turns are sequential, as in the app); threads in parallel.
     private func seed(_ threadIDs: [String], driver: HearthDriver, user: HearthDriver.User, client: HTTPClient) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -147,7 +191,7 @@ public struct HistoryBenchmark: Sendable {
                     for turn in 0..<turnsPerThread {
                         let request = try HTTPClientRequest.json(
                             .POST, hearth.url("/v1/threads/\(threadID)/messages"),
-                            body: ["content": "Seed message \(turn) of thread \(index): today I noticed how I react when plans change."],
+                            body: ["content": Self.seedMessage(turn: turn, thread: index)],
                             headers: driver.headers(user.token) + [("Accept", "application/json")]
                         )
                         struct Answer: Decodable { let userMessageId: String }
