@@ -98,7 +98,7 @@ CREATE TABLE memory_insights (
     domains            text[] NOT NULL DEFAULT '{}',
     text_ciphertext    bytea NOT NULL,
     created_at         timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (fact_id, kind),
+    UNIQUE (tenant_id, fact_id, kind),
     FOREIGN KEY (tenant_id, user_id) REFERENCES users (tenant_id, id) ON DELETE CASCADE
 );
 CREATE INDEX memory_insights_user ON memory_insights (tenant_id, user_id, created_at DESC);

@@ -32,7 +32,7 @@ struct InsightStore: Sendable {
             INSERT INTO memory_insights (id, tenant_id, user_id, fact_id, kind, thread_id, message_id, occurrences, domains, text_ciphertext)
             VALUES (\(id), \(tenantID), \(userID), \(insight.factID), \(insight.kind.rawValue), \(threadID), \(messageID),
                     \(insight.occurrences), \(insight.domains), \(sealed))
-            ON CONFLICT (fact_id, kind) DO NOTHING
+            ON CONFLICT (tenant_id, fact_id, kind) DO NOTHING
             RETURNING 1
             """,
             logger: logger
