@@ -160,7 +160,7 @@ BEGIN
     summarized := coalesce(summarized, 0);
     RETURN QUERY SELECT 'session', NULL::uuid, NULL::integer, summarized::text, NULL, NULL, NULL, NULL::bytea;
     RETURN QUERY SELECT 'fact', f.id, f.mention_count, f.category, f.last_session_key, array_to_string(f.domains, ','),
-                        (SELECT string_agg(i.kind, ',') FROM memory_insights i WHERE i.fact_id = f.id), f.fact_ciphertext
+                        (SELECT string_agg(i.kind, ',') FROM memory_insights i WHERE i.tenant_id = f.tenant_id AND i.fact_id = f.id), f.fact_ciphertext
         FROM memory_facts f WHERE f.user_id = p_user AND f.active
         ORDER BY f.confidence DESC, f.last_mentioned_at DESC LIMIT 40;
     RETURN QUERY SELECT 'summary', s.id, NULL::integer, s.kind, extract(epoch FROM s.session_started_at)::bigint::text, s.domain,
