@@ -132,19 +132,27 @@ public struct HistoryBenchmark: Sendable {
         struct Summaries: Decodable { let summaries: [Item] }
         struct Facts: Decodable { let facts: [Item] }
         let deadline = ContinuousClock.now + .seconds(300)
-        while true {
-            var list = HTTPClientRequest(url: hearth.url("/v1/me/memory/summaries?include_archived=true"))
-            for (name, value) in driver.headers(user.token) { list.headers.add(name: name, value: value) }
-            let summaries = try await client.decoded(list, as: Summaries.self, timeout: timeout).summaries.count
-            if summaries >= threadIDs.count || ContinuousClock.now > deadline {
-                // Facts follow their summaries by one more job each: give the last ones a moment.
-                try await Task.sleep(for: .seconds(2))
-                var facts = HTTPClientRequest(url: hearth.url("/v1/me/memory/facts"))
-                for (name, value) in driver.headers(user.token) { facts.headers.add(name: name, value: value) }
-                return (summaries, try await client.decoded(facts, as: Facts.self, timeout: timeout).facts.count)
-            }
-            try await Task.sleep(for: .milliseconds(500))
+        func count<T: Decodable>(_ path: String, _ type: T.Type, _ items: (T) -> Int) async throws -> Int {
+            var request = HTTPClientRequest(url: hearth.url(path))
+            for (name, value) in driver.headers(user.token) { request.headers.add(name: name, value: value) }
+            return items(try await client.decoded(request, as: T.self, timeout: timeout))
         }
+        var summaries = 0
+        while summaries < threadIDs.count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            summaries = try await count("/v1/me/memory/summaries?include_archived=true", Summaries.self) { $0.summaries.count }
+        }
+        // Facts follow their summaries by one more job each (behind whatever else is queued): wait until the
+        // count has held still for two seconds.
+        var facts = -1
+        var still = 0
+        while still < 4, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(500))
+            let now = try await count("/v1/me/memory/facts", Facts.self) { $0.facts.count }
+            still = now == facts && now > 0 ? still + 1 : 0
+            facts = now
+        }
+        return (summaries, max(facts, 0))
     }
 
     /// Sends `count` requests one after another and records the time of those that answer 200 with a body
