@@ -126,3 +126,19 @@ import Testing
         await #expect(throws: ModelWriting.Invalid.self) { try await nothingValid.extract(from: Self.priya, summary: try await OfflineSummarizer().summarize(Self.priya), known: known) }
     }
 }
+
+extension MemoryWritingTests {
+    @Test func factsComeFromClausesOfLongerMessages() async throws {
+        let session = Self.transcript([
+            "Session 3, turn 0: I stayed quiet in the meeting again when plans changed.",
+            "My goal is to get better at sleep this month, thread 3.",
+            "Honestly sleep really helps me when the week gets heavy.",
+        ])
+        let changes = try await OfflineFactExtractor().extract(from: session, summary: try await OfflineSummarizer().summarize(session), known: [])
+        #expect(changes == [
+            .add(.theme, FactContent(text: "Stays silent when they disagree with a direction", theme: "staying-silent")),
+            .add(.goal, FactContent(text: "Wants to get better at sleep this month")),
+            .add(.strategy, FactContent(text: "Honestly sleep helps them")),
+        ])
+    }
+}

@@ -109,7 +109,8 @@ public struct MemoryWriter: Sendable {
                 try await summaries.deletePartials(threadID: threadID, sessionKey: plan.sessionKey, on: connection)
                 try await progress.closeSession(threadID: threadID, through: last.seq, activitySeen: plan.seen.lastActivityAt, on: connection)
             case .partial:
-                try await progress.advancePartial(threadID: threadID, through: last.seq, remaining: Self.keptInFull, on: connection)
+                // The next part waits for 16 new messages, so a long session costs a model call per 8 turns, not per 3.
+                try await progress.advancePartial(threadID: threadID, through: last.seq, remaining: 0, on: connection)
             }
             try await jobs.enqueue(try MemoryJobs.extractFacts(tenantID: tenantID, userID: userID, summaryID: id), on: connection)
         }
