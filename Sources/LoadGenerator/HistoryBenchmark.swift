@@ -137,22 +137,23 @@ public struct HistoryBenchmark: Sendable {
             for (name, value) in driver.headers(user.token) { request.headers.add(name: name, value: value) }
             return items(try await client.decoded(request, as: T.self, timeout: timeout))
         }
-        var summaries = 0
-        while summaries < threadIDs.count, ContinuousClock.now < deadline {
+        // Facts follow their summaries by one more job each, behind whatever else is queued: wait until every
+        // summary exists and the counts have held still for two seconds — or stop once nothing has moved for
+        // ten (no job workers, or a model that cannot write memory).
+        var (summaries, facts, still) = (0, 0, 0)
+        var lastChange = ContinuousClock.now
+        while ContinuousClock.now < deadline, ContinuousClock.now - lastChange < .seconds(10), still < 4 {
             try await Task.sleep(for: .milliseconds(500))
-            summaries = try await count("/v1/me/memory/summaries?include_archived=true", Summaries.self) { $0.summaries.count }
+            let now = (try await count("/v1/me/memory/summaries?include_archived=true", Summaries.self) { $0.summaries.count },
+                       try await count("/v1/me/memory/facts", Facts.self) { $0.facts.count })
+            if now != (summaries, facts) {
+                (summaries, facts, still) = (now.0, now.1, 0)
+                lastChange = ContinuousClock.now
+            } else if summaries >= threadIDs.count {
+                still += 1
+            }
         }
-        // Facts follow their summaries by one more job each (behind whatever else is queued): wait until the
-        // count has held still for two seconds.
-        var facts = -1
-        var still = 0
-        while still < 4, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(500))
-            let now = try await count("/v1/me/memory/facts", Facts.self) { $0.facts.count }
-            still = now == facts && now > 0 ? still + 1 : 0
-            facts = now
-        }
-        return (summaries, max(facts, 0))
+        return (summaries, facts)
     }
 
     /// Sends `count` requests one after another and records the time of those that answer 200 with a body
