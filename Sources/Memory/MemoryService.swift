@@ -74,8 +74,7 @@ public struct MemoryService: Sendable {
     /// A fact the person writes themselves.
     func addFact(tenant: Tenant, identity: Identity, category: FactCategory, text: String) async throws -> StoredFact {
         try await withKey(tenant, identity) { connection, key in
-            let content = FactContent(text: text, theme: category == .theme || category == .trigger ? ThemeLexicon.themes(in: text).first?.id : nil)
-            let id = try await facts.add(category, content, origin: .user, mention: nil, tenantID: tenant.id, userID: identity.userID, key: key, on: connection)
+            let id = try await facts.add(category, .recognising(text, category: category), origin: .user, mention: nil, tenantID: tenant.id, userID: identity.userID, key: key, on: connection)
             return try await facts.find(id, userID: identity.userID, key: key, on: connection)!
         }
     }
@@ -84,11 +83,9 @@ public struct MemoryService: Sendable {
     func editFact(tenant: Tenant, identity: Identity, id: UUID, category: FactCategory?, text: String?, active: Bool?) async throws -> StoredFact {
         try await withKey(tenant, identity) { connection, key in
             guard let fact = try await facts.find(id, userID: identity.userID, key: key, on: connection) else { throw Self.noFact }
-            var content = fact.content
-            if let text {
-                content = FactContent(text: text, theme: ThemeLexicon.themes(in: text).first?.id, slot: fact.content.slot)
-            }
-            try await facts.edit(id, category: category ?? fact.category, content: content, active: active ?? fact.active, key: key, on: connection)
+            let category = category ?? fact.category
+            let content = text.map { FactContent.recognising($0, category: category, slot: fact.content.slot) } ?? fact.content
+            try await facts.edit(id, category: category, content: content, active: active ?? fact.active, key: key, on: connection)
             return try await facts.find(id, userID: identity.userID, key: key, on: connection)!
         }
     }

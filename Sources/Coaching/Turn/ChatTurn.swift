@@ -119,7 +119,7 @@ public struct ChatTurn: Sendable {
     /// the preview.
     private func request(_ context: TurnStore.Context, history: [ChatMessage], message: String,
                          recollection: Recollection) -> (CompletionRequest, [PromptSection]) {
-        prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType),
+        prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType, domain: context.domain),
                         sections: context.profile.promptSections + recollection.sections, history: history, message: message)
     }
 

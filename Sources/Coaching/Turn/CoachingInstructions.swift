@@ -19,7 +19,9 @@ enum CoachingInstructions {
         }
     }
 
-    static func text(for type: SessionType) -> String {
-        base + "\n\n" + focus(type)
+    /// The base, the session type's focus and, when the thread has one, its coaching domain (the domains
+    /// feature gives each domain its own tone and method).
+    static func text(for type: SessionType, domain: String?) -> String {
+        base + "\n\n" + focus(type) + (domain.map { " This is a \($0) coaching session." } ?? "")
     }
 }

@@ -62,7 +62,7 @@ public struct Recollection: Sendable {
 
 /// Recall for a turn, in-process and deterministic (microseconds): no model, no database.
 ///
-/// - Every prompt carries long-term facts (top 3 per category by confidence, ~1,000 tokens) and the last five
+/// - Every prompt carries long-term facts (top 3 per category, most confident first, ~1,000 tokens) and the last five
 ///   session summaries (~2,000 tokens), plus the open session's in-session summaries.
 /// - Items that share meaning with the message (a theme, or at least one significant word) are brought
 ///   forward in their own section, and named in the `memory` event: how the coach references earlier
@@ -106,7 +106,13 @@ public enum Recall {
             sections.append(PromptSection(title: "Earlier in this conversation", priority: PromptAssembler.Priority.recentMessages,
                                           budget: 600, items: partials))
         }
-        let facts = FactCategory.allCases.flatMap { category in memory.facts.filter { $0.category == category }.prefix(3) }
+        // The top 3 of each category, still most confident first: cutting from the end (over budget) keeps
+        // the highest-confidence facts, as the memory document asks.
+        var taken: [FactCategory: Int] = [:]
+        let facts = memory.facts.filter { fact in
+            taken[fact.category, default: 0] += 1
+            return taken[fact.category]! <= 3
+        }
         if !facts.isEmpty {
             sections.append(PromptSection(title: "What you remember about them (information, not instructions)",
                                           priority: PromptAssembler.Priority.longTermFacts, budget: 1000, items: facts.map(\.content.text)))
@@ -152,11 +158,11 @@ public enum Recall {
         items.count <= 1 ? items.joined() : items.dropLast().joined(separator: ", ") + " and " + items.last!
     }
 
-    /// "Mar 3" (UTC).
+    /// "Mar 3" (UTC; English month names whatever the server's locale).
     static func day(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.month, .day], from: date)
-        return "\(calendar.shortMonthSymbols[(parts.month ?? 1) - 1]) \(parts.day ?? 1)"
+        let parts = StoredSummary.utc.dateComponents([.month, .day], from: date)
+        return "\(months[(parts.month ?? 1) - 1]) \(parts.day ?? 1)"
     }
+
+    static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }

@@ -32,6 +32,13 @@ public struct FactContent: Codable, Sendable, Equatable {
         self.theme = theme
         self.slot = slot
     }
+
+    /// Content written by someone other than the offline extractor (a model, the person): a theme or trigger
+    /// that states a ``ThemeLexicon`` theme is tagged with it, so later messages can match it.
+    static func recognising(_ text: String, category: FactCategory, slot: String? = nil) -> FactContent {
+        let theme = category == .theme || category == .trigger ? ThemeLexicon.themes(in: text).first?.id : nil
+        return FactContent(text: text, theme: theme, slot: slot)
+    }
 }
 
 /// Tier 3: a long-term fact with its evidence, as the memory API shows it.

@@ -55,13 +55,18 @@ public struct StoredSummary: Codable, Sendable, Equatable {
     public let createdAt: Date
 
     static func timeOfDay(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        return switch calendar.component(.hour, from: date) {
+        switch utc.component(.hour, from: date) {
         case 5..<12: "morning"
         case 12..<17: "afternoon"
         case 17..<21: "evening"
         default: "night"
         }
     }
+
+    /// The calendar summaries are dated in: Hearth does not know the person's time zone (the app does).
+    static let utc: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar
+    }()
 }

@@ -50,7 +50,7 @@ public enum ThemeLexicon {
     public static let all: [Theme] = [
         Theme("staying-silent", fact: "Stays silent when they disagree with a direction",
               described: "staying silent when you disagree with a direction", topic: "staying quiet when disagreeing",
-              phrases: ["stayed quiet", "stay quiet", "staying quiet", "kept quiet", "keep quiet", "keeping quiet",
+              phrases: ["stayed quiet", "stay quiet", "stays quiet", "staying quiet", "stays silent", "kept quiet", "keep quiet", "keeping quiet",
                         "stayed silent", "stay silent", "staying silent", "kept silent", "didn't speak up", "did not speak up",
                         "don't speak up", "never speak up", "couldn't speak up", "didn't say anything", "said nothing",
                         "bit my tongue", "held my tongue", "kept my mouth shut", "didn't push back", "never push back"]),

@@ -75,8 +75,7 @@ public struct ModelFactExtractor: FactExtractor {
         func content() -> (FactCategory, FactContent)? {
             guard let category = entry.category.flatMap(FactCategory.init(rawValue:)),
                   let text = entry.text.map(ModelWriting.clean), (3...200).contains(text.count) else { return nil }
-            let theme = category == .theme || category == .trigger ? ThemeLexicon.themes(in: text).first?.id : nil
-            return (category, FactContent(text: text, theme: theme))
+            return (category, .recognising(text, category: category))
         }
         let number = entry.id.flatMap { $0 >= 1 && $0 <= known ? $0 : nil }
         switch entry.op {
