@@ -62,7 +62,7 @@ public func buildApplication(
         let writer = MemoryWriter(database: database, keyRing: keyRing, transcripts: conversations,
                                   models: MemoryModelSource(database: database, factory: providers), options: config.memoryWriting)
         services.append(JobRunner(store: JobStore(client: postgres, logger: logger),
-                                  handlers: [AbandonedAnswers(database: database)] + MemoryJobs.handlers(writer: writer),
+                                  handlers: [AbandonedAnswers.job(database: database)] + MemoryJobs.handlers(writer: writer),
                                   schedules: [AbandonedAnswers.schedule] + MemoryJobs.schedules, options: config.jobs, logger: logger))
     }
     var app = Application(

@@ -95,4 +95,6 @@ public enum PromptHeadings {
     public static let pattern = "A pattern to raise with them now"
     /// Remembered items that bear on the current message, most relevant first.
     public static let relevant = "Remembered and relevant to what they just said"
+    /// How an item of `relevant` that is an earlier session begins: "In the session of Mar 3: …".
+    public static let sessionItem = "In the session of "
 }

@@ -74,8 +74,8 @@ public struct OfflineProvider: LLMProvider {
 
     /// A remembered item, said back to the person: "I remember …".
     static func recall(_ item: String) -> String {
-        if item.hasPrefix("In the session of "), let colon = item.firstIndex(of: ":") {
-            let day = item[item.index(item.startIndex, offsetBy: 18)..<colon]
+        if item.hasPrefix(PromptHeadings.sessionItem), let colon = item.firstIndex(of: ":") {
+            let day = item.dropFirst(PromptHeadings.sessionItem.count)[..<colon]
             let topics = item.range(of: "Topics: ").map { item[$0.upperBound...].prefix { $0 != "." } } ?? ""
             return topics.isEmpty ? "I remember our conversation on \(day)." : "I remember what you shared on \(day) about \(topics)."
         }

@@ -156,9 +156,9 @@ public struct MemoryService: Sendable {
                 throw APIError.tooManyRequests("forget_cooling_down", "Confirm after the cool-down.",
                                                retryAfter: max(1, Int(until.timeIntervalSinceNow.rounded(.up))))
             case .confirmable:
-                let summaryCount = try await summaries.countAll(userID: identity.userID, on: connection)
+                // Summaries first: deleting the threads would take them too, uncounted.
+                let summaryCount = try await summaries.deleteAll(userID: identity.userID, on: connection)
                 let factCount = try await facts.deleteAll(userID: identity.userID, category: nil, on: connection)
-                try await summaries.deleteAll(userID: identity.userID, on: connection)
                 let threads = try await transcripts.deleteAllThreads(userID: identity.userID, on: connection)
                 return Forgotten(facts: factCount, summaries: summaryCount, threads: threads)
             }

@@ -59,9 +59,7 @@ struct TurnStore: Sendable {
         var domain: String?
         var key: SymmetricKey?
         var sealedProfile: Data?
-        var summarizedSeq: Int64 = 0
-        var facts: [(id: UUID, category: String, mentions: Int, session: String?, domains: String?, insights: String?, sealed: Data)] = []
-        var summaries: [(id: UUID, kind: String, started: String?, domain: String?, sealed: Data)] = []
+        var memoryRows: [TurnMemory.Row] = []
         var providers: [ProviderSetting] = []
         var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
         for try await (kind, id, number, name, model, url, reference, sealed)
@@ -75,14 +73,8 @@ struct TurnStore: Sendable {
                 key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
             case "profile":
                 sealedProfile = sealed
-            case "session":
-                summarizedSeq = name.flatMap { Int64($0) } ?? 0
-            case "fact":
-                guard let id, let name, let number, let sealed else { continue }
-                facts.append((id, name, number, model, url, reference, sealed))
-            case "summary":
-                guard let id, let name, let sealed else { continue }
-                summaries.append((id, name, model, url, sealed))
+            case _ where TurnMemory.rowKinds.contains(kind):
+                memoryRows.append(.init(kind: kind, id: id, number: number, name: name, model: model, url: url, reference: reference, sealed: sealed))
             case "provider":
                 guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { continue }
                 providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
@@ -95,9 +87,7 @@ struct TurnStore: Sendable {
         }
         guard let sessionType, let key else { return nil }
         let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
-        let memory = try TurnMemory.open(
-            sessionKey: SessionKey.make(threadID: threadID, summarizedSeq: summarizedSeq), facts: facts, summaries: summaries, key: key
-        )
+        let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
         return Context(sessionType: sessionType, domain: domain, key: key, profile: profile, memory: memory, providers: providers, history: history)
     }
 

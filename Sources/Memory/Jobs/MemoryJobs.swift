@@ -1,6 +1,5 @@
 import Foundation
 import HearthPlatform
-import Logging
 import PostgresNIO
 
 /// Memory's background jobs: their kinds, payloads and handlers (decision 0006 describes the queue).
@@ -38,7 +37,14 @@ public enum MemoryJobs {
 
     /// The handlers and schedules `hearth serve` runs.
     public static func handlers(writer: MemoryWriter) -> [any JobHandler] {
-        [Summarize(writer: writer), ExtractFacts(writer: writer), IdleSessions(writer: writer), Archive(writer: writer)]
+        let idleSeconds = Int64(writer.options.idleAfter.seconds.rounded(.up))
+        return [
+            Summarize(writer: writer), ExtractFacts(writer: writer),
+            SweepJob(idleSweep, database: writer.database, statement: "SELECT hearth_memory_enqueue_idle(\(idleSeconds))",
+                     logging: "idle sessions queued for summaries"),
+            SweepJob(archive, database: writer.database, statement: "SELECT hearth_memory_archive_summaries(\(archiveAfterDays))",
+                     logging: "session summaries archived"),
+        ]
     }
 
     public static let schedules = [idleSweep, archive]
@@ -62,29 +68,6 @@ public enum MemoryJobs {
             let payload = try job.decodePayload(ExtractPayload.self)
             guard let tenantID = job.tenantID else { return }
             try await writer.extractFacts(tenantID: tenantID, userID: payload.userID, summaryID: payload.summaryID)
-        }
-    }
-
-    struct IdleSessions: JobHandler {
-        let writer: MemoryWriter
-        var kind: String { MemoryJobs.idleSweep.kind }
-
-        func run(_ job: Job) async throws {
-            let seconds = Int64(writer.options.idleAfter.seconds.rounded(.up))
-            let rows = try await writer.database.client.query("SELECT hearth_memory_enqueue_idle(\(seconds))", logger: writer.logger)
-            let queued = try await rows.collect().first?.decode(Int64.self) ?? 0
-            if queued > 0 { writer.logger.info("idle sessions queued for summaries", metadata: ["count": .stringConvertible(queued)]) }
-        }
-    }
-
-    struct Archive: JobHandler {
-        let writer: MemoryWriter
-        var kind: String { MemoryJobs.archive.kind }
-
-        func run(_ job: Job) async throws {
-            let rows = try await writer.database.client.query("SELECT hearth_memory_archive_summaries(\(MemoryJobs.archiveAfterDays))", logger: writer.logger)
-            let archived = try await rows.collect().first?.decode(Int64.self) ?? 0
-            if archived > 0 { writer.logger.info("session summaries archived", metadata: ["count": .stringConvertible(archived)]) }
         }
     }
 }

@@ -9,28 +9,14 @@ public struct TurnMemory: Sendable {
         public let startedAt: Date
         public let domain: String?
         public let summary: SessionSummary
-
-        public init(id: UUID, kind: StoredSummary.Kind, startedAt: Date, domain: String?, summary: SessionSummary) {
-            self.id = id
-            self.kind = kind
-            self.startedAt = startedAt
-            self.domain = domain
-            self.summary = summary
-        }
     }
 
     /// The open session's key in this thread (``SessionKey``).
     public var sessionKey: String
     /// Active facts, most confident first.
-    public var facts: [RememberedFact]
+    public var facts: [RememberedFact] = []
     /// The newest session summaries, newest first, then this session's in-session summaries, oldest first.
-    public var summaries: [Summary]
-
-    public init(sessionKey: String, facts: [RememberedFact] = [], summaries: [Summary] = []) {
-        self.sessionKey = sessionKey
-        self.facts = facts
-        self.summaries = summaries
-    }
+    public var summaries: [Summary] = []
 }
 
 /// A pattern to surface now (FR8, FR9).
@@ -81,13 +67,14 @@ public enum Recall {
             let score = (fact.content.theme.map(themes.contains) == true ? 3 : 0) + words.intersection(Text.keywords(fact.content.text)).count
             if score > 0 { relevant.append((score, MemoryReference(kind: .fact, id: fact.id, label: fact.content.text), fact.content.text)) }
         }
+        let topics = Set(themes.compactMap { ThemeLexicon.theme(id: $0)?.topic })
         for summary in memory.summaries where summary.kind == .session {
             let text = summary.summary.text + " " + summary.summary.topics.joined(separator: " ")
-            let score = words.intersection(Text.keywords(text)).count + (Set(summary.summary.topics).isDisjoint(with: themeTopics(themes)) ? 0 : 3)
+            let score = words.intersection(Text.keywords(text)).count + (Set(summary.summary.topics).isDisjoint(with: topics) ? 0 : 3)
             if score > 0 {
                 let label = "\(day(summary.startedAt)): \(summary.summary.topics.prefix(3).joined(separator: ", "))"
                 relevant.append((score, MemoryReference(kind: .summary, id: summary.id, label: label),
-                                 "In the session of \(day(summary.startedAt)): \(summary.summary.text)"))
+                                 PromptHeadings.sessionItem + "\(day(summary.startedAt)): \(summary.summary.text)"))
             }
         }
         let top = relevant.sorted { $0.score > $1.score }.prefix(3)
@@ -144,10 +131,6 @@ public enum Recall {
             }
         }
         return nil
-    }
-
-    static func themeTopics(_ themes: Set<String>) -> Set<String> {
-        Set(themes.compactMap { ThemeLexicon.theme(id: $0)?.topic })
     }
 
     static func ordinal(_ number: Int) -> String {

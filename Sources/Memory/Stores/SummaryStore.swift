@@ -100,12 +100,9 @@ struct SummaryStore: Sendable {
         return try await rows.collect().count == 1
     }
 
-    func countAll(userID: UUID, on connection: PostgresConnection) async throws -> Int {
-        let rows = try await connection.query("SELECT count(*)::bigint FROM memory_summaries WHERE user_id = \(userID)", logger: logger)
-        return Int(try await rows.collect().first?.decode(Int64.self) ?? 0)
-    }
-
-    func deleteAll(userID: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("DELETE FROM memory_summaries WHERE user_id = \(userID)", logger: logger)
+    /// Returns how many.
+    func deleteAll(userID: UUID, on connection: PostgresConnection) async throws -> Int {
+        let rows = try await connection.query("DELETE FROM memory_summaries WHERE user_id = \(userID) RETURNING 1", logger: logger)
+        return try await rows.collect().count
     }
 }

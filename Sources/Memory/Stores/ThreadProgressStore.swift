@@ -9,7 +9,6 @@ struct ThreadProgressStore: Sendable {
     struct Progress: Sendable {
         let summarizedSeq: Int64
         let partialSeq: Int64
-        let open: Bool
         let lastActivityAt: Date
         /// Seconds since the last turn, by the database's clock.
         let idleSeconds: Double
@@ -21,13 +20,13 @@ struct ThreadProgressStore: Sendable {
     func load(threadID: UUID, lock: Bool = false, on connection: PostgresConnection) async throws -> Progress? {
         let rows = try await connection.query(
             """
-            SELECT summarized_seq, partial_seq, open, last_activity_at, extract(epoch FROM now() - last_activity_at)::float8
+            SELECT summarized_seq, partial_seq, last_activity_at, extract(epoch FROM now() - last_activity_at)::float8
             FROM memory_threads WHERE thread_id = \(threadID) \(unescaped: lock ? "FOR UPDATE" : "")
             """,
             logger: logger
         )
-        for try await (summarized, partial, open, last, idle) in rows.decode((Int64, Int64, Bool, Date, Double).self) {
-            return Progress(summarizedSeq: summarized, partialSeq: partial, open: open, lastActivityAt: last, idleSeconds: idle)
+        for try await (summarized, partial, last, idle) in rows.decode((Int64, Int64, Date, Double).self) {
+            return Progress(summarizedSeq: summarized, partialSeq: partial, lastActivityAt: last, idleSeconds: idle)
         }
         return nil
     }

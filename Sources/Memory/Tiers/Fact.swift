@@ -75,17 +75,6 @@ public struct RememberedFact: Sendable, Equatable {
     public let domains: [String]
     /// Kinds of insight already drawn from it.
     public let insightKinds: Set<InsightKind>
-
-    public init(id: UUID, category: FactCategory, content: FactContent, mentionCount: Int, lastSessionKey: String?,
-                domains: [String], insightKinds: Set<InsightKind>) {
-        self.id = id
-        self.category = category
-        self.content = content
-        self.mentionCount = mentionCount
-        self.lastSessionKey = lastSessionKey
-        self.domains = domains
-        self.insightKinds = insightKinds
-    }
 }
 
 public enum InsightKind: String, Codable, Sendable {

@@ -25,8 +25,9 @@ public struct OfflineSummarizer: SessionSummarizer {
         case let (only?, _): "\(only) throughout"
         default: "steady"
         }
-        let insight = sentences.first { sentence in Self.realisations.contains { Text.words(sentence).joined(separator: " ").contains($0) } }
-        let followUps = sentences.filter { sentence in Self.commitments.contains { Text.words(sentence).joined(separator: " ").hasPrefix($0) } }
+        let normalized = sentences.map { (sentence: $0, words: Text.words($0).joined(separator: " ")) }
+        let insight = normalized.first { said in Self.realisations.contains(where: said.words.contains) }?.sentence
+        let followUps = normalized.filter { said in Self.commitments.contains(where: said.words.hasPrefix) }.map(\.sentence)
         let quote = sentences.filter { $0.split(separator: " ").count <= 30 }
             .max { (Self.feeling($0) == nil ? 0 : 1, $0.count) < (Self.feeling($1) == nil ? 0 : 1, $1.count) }
 
