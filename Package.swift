@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthApp", "Coaching",
+                "HearthApp", "Coaching", "Evaluation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -88,6 +88,15 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Safety",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Evaluation",
+            dependencies: ["Safety"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -170,6 +179,11 @@ let package = Package(
                 "HearthPlatform", "HearthTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SafetyTests",
+            dependencies: ["Safety", "Evaluation"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

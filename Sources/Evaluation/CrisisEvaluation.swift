@@ -1,0 +1,60 @@
+import Safety
+
+/// `hearth eval crisis FILE`: the crisis classifier against labelled messages
+/// (`{"text": "...", "crisis": true, "kind": "suicidal"}`).
+public struct CrisisEvaluation {
+    struct Example: Decodable {
+        let text: String
+        let crisis: Bool
+        let kind: CrisisKind?
+    }
+
+    public init() {}
+
+    /// The report, line by line; the last line is `key=value` pairs.
+    public func run(file path: String, showErrors: Bool = false) throws -> [String] {
+        let examples = try LabelledFile.read(Example.self, from: path)
+        let detector = CrisisDetector()
+        var timings = Timings()
+        var truePositives = 0, falsePositives = 0, kindCorrect = 0
+        var perKind: [CrisisKind: (found: Int, total: Int)] = [:]
+        var errors: [String] = []
+        for example in examples {
+            let assessment = timings.measure { detector.assess(example.text) }
+            if example.crisis {
+                let label = example.kind.map { perKind[$0, default: (0, 0)] }
+                if assessment.isCrisis {
+                    truePositives += 1
+                    if assessment.kind == example.kind { kindCorrect += 1 }
+                }
+                if let kind = example.kind, let label {
+                    perKind[kind] = (label.found + (assessment.isCrisis ? 1 : 0), label.total + 1)
+                }
+                if !assessment.isCrisis { errors.append("missed \(example.kind?.rawValue ?? "crisis"): \(example.text)  \(assessment.signals)") }
+            } else if assessment.isCrisis {
+                falsePositives += 1
+                errors.append("false alarm \(assessment.kind?.rawValue ?? ""): \(example.text)  \(assessment.signals)")
+            }
+        }
+        let positives = examples.filter(\.crisis).count
+        let negatives = examples.count - positives
+        let recall = Format.fraction(truePositives, positives)
+        let precision = Format.fraction(truePositives, truePositives + falsePositives)
+        let fpr = Format.fraction(falsePositives, negatives)
+        var lines = [
+            "crisis: \(examples.count) messages, \(positives) crisis, \(negatives) not",
+            "recall     \(Format.ratio(recall))  (\(truePositives)/\(positives) crisis messages detected)",
+            "precision  \(Format.ratio(precision))",
+            "fpr        \(Format.ratio(fpr))  (\(falsePositives)/\(negatives) other messages flagged)",
+            "kind       \(Format.ratio(Format.fraction(kindCorrect, truePositives)))  (detected crisis given the labelled kind)",
+            "recall by kind:",
+        ]
+        for kind in CrisisKind.allCases {
+            guard let counts = perKind[kind] else { continue }
+            lines.append("  \(Format.padded(kind.rawValue, 16)) \(Format.ratio(Format.fraction(counts.found, counts.total)))  \(counts.found)/\(counts.total)")
+        }
+        if showErrors { lines += errors }
+        lines.append("recall=\(Format.ratio(recall)) precision=\(Format.ratio(precision)) fpr=\(Format.ratio(fpr)) n=\(examples.count) p99_us=\(Int(timings.p99.rounded(.up)))")
+        return lines
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// A JSONL file of labelled examples: one JSON object a line; blank lines skipped; a line that does not decode
+/// is an error naming its line number.
+enum LabelledFile {
+    struct LineError: Error, CustomStringConvertible {
+        let path: String
+        let line: Int
+        let reason: String
+        var description: String { "\(path):\(line): \(reason)" }
+    }
+
+    static func read<Example: Decodable>(_ type: Example.Type, from path: String) throws -> [Example] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let decoder = JSONDecoder()
+        var examples: [Example] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard !trimmed.isEmpty else { continue }
+            do {
+                examples.append(try decoder.decode(Example.self, from: Data(trimmed.utf8)))
+            } catch let DecodingError.keyNotFound(key, _) {
+                throw LineError(path: path, line: index + 1, reason: "missing \"\(key.stringValue)\"")
+            } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+                throw LineError(path: path, line: index + 1, reason: "bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            } catch {
+                throw LineError(path: path, line: index + 1, reason: "not a JSON object")
+            }
+        }
+        guard !examples.isEmpty else { throw LineError(path: path, line: 0, reason: "no examples") }
+        return examples
+    }
+}
+
+/// How long each classification took, for the p99 the reports end with.
+struct Timings {
+    private(set) var microseconds: [Double] = []
+
+    mutating func measure<T>(_ body: () -> T) -> T {
+        let start = ContinuousClock.now
+        let result = body()
+        let elapsed = ContinuousClock.now - start
+        microseconds.append(Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+        return result
+    }
+
+    /// The 99th percentile, nearest rank.
+    var p99: Double {
+        guard !microseconds.isEmpty else { return 0 }
+        let sorted = microseconds.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+    }
+}
+
+/// Formatting shared by the reports.
+enum Format {
+    static func ratio(_ value: Double) -> String { String(format: "%.2f", value) }
+    static func fraction(_ part: Int, _ whole: Int) -> Double { whole == 0 ? 0 : Double(part) / Double(whole) }
+    static func padded(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+}

@@ -1,0 +1,241 @@
+/// One phrase that signals a kind of crisis, with how strongly it does on its own (0…1).
+struct CrisisCue: Sendable {
+    struct Traits: OptionSet, Sendable {
+        let rawValue: Int
+        /// The phrase carries its own negation ("don't want to be here"): a "not" before it is not a denial.
+        static let negationInside = Traits(rawValue: 1 << 0)
+        /// Said of the writer unless another person is the subject ("she wants to die" is about a third party).
+        static let personal = Traits(rawValue: 1 << 1)
+        /// Everyday hyperbole uses these words too: laughter weakens the cue.
+        static let figurative = Traits(rawValue: 1 << 2)
+    }
+
+    let name: String
+    let kind: CrisisKind
+    let weight: Double
+    let pattern: TokenPattern
+    let traits: Traits
+
+    init(_ name: String, _ kind: CrisisKind, _ weight: Double, _ pattern: String, _ traits: Traits = []) {
+        self.name = name
+        self.kind = kind
+        self.weight = weight
+        self.pattern = TokenPattern(pattern)
+        self.traits = traits
+    }
+}
+
+/// The cue lists. Each reads as the phrases it catches; ``CrisisDetector`` applies negation, tense, framing and
+/// figurative speech on top, so a cue names the risk and nothing else. Weights: 0.9+ unambiguous on its own,
+/// 0.6–0.85 clear in most uses, below 0.5 only counts together with another cue.
+enum CrisisCues {
+    static let all: [CrisisCue] = suicidal + selfHarm + abuse + harmToOthers + thirdParty
+
+    static let suicidal: [CrisisCue] = [
+        .init("kill-self", .suicidal, 0.95, "kill|killing|end|ending|off|offing|shoot|hang|drown|poison|gas @reflexself", [.figurative]),
+        .init("suicide-word", .suicidal, 0.55, "suicide|suicidal|suicidality", [.personal]),
+        .init("feel-suicidal", .suicidal, 0.9, "feel|feeling|felt|am|been|getting|get|so|really|very|bit|little|quite suicidal", [.personal]),
+        .init("suicide-thoughts", .suicidal, 0.9, "suicidal|suicide|dark|intrusive thoughts|ideation|urges|feelings"),
+        .init("end-life", .suicidal, 0.95, "end|ending|take|taking|took|ended @my life", [.personal]),
+        .init("end-it", .suicidal, 0.75, "end|ending it|things|everything all?", [.personal]),
+        .init("end-it-all", .suicidal, 0.9, "end|ending it|everything all", [.personal]),
+        .init("want-die", .suicidal, 0.85,
+              "want|wanna|wish|ready|planning|plan|decided|deserve|hoping|hope|tempted|prefer|rather|would_rather|long|longing|need to? die|be_dead|not_be_alive|not_exist|stop_existing|not_wake_up|never_wake_up|cease_to_exist",
+              [.personal, .figurative]),
+        .init("wish-dead", .suicidal, 0.9, "wish i|id was|were|could_be dead|gone|never_born|not_born|not_alive|not_here", [.personal]),
+        .init("never-born", .suicidal, 0.7, "wish i had? never been born|existed"),
+        .init("not-want-live", .suicidal, 0.85,
+              "@neg want|wanna to? live|be_alive|be_here|exist|wake_up|go_on|keep_going|keep_living|be_around|see_tomorrow|carry_on|continue",
+              [.negationInside, .personal]),
+        .init("not-want-anymore", .suicidal, 0.55, "@neg want|wanna to? do|be ~3 anymore|any_more", [.negationInside, .personal]),
+        .init("better-off", .suicidal, 0.9, "better off without|if_im|if_i_was|if_i_were me|dead|gone|not_here"),
+        .init("better-off-me", .suicidal, 0.9, "be better off if i ~2 gone|dead|died|disappeared|wasnt_here|wasnt_around|was_not_here"),
+        .init("no-point-living", .suicidal, 0.85, "no|any point|reason|purpose in|to|for|of living|live|being_alive|being_here|going_on|existing|life|me_being_here"),
+        .init("point-of-living", .suicidal, 0.75, "point of|in living|life|existing|being_alive|going_on|being_here|anything"),
+        .init("nothing-to-live", .suicidal, 0.9, "nothing|noone|nobody to|worth live|living|staying_for|stay_for"),
+        .init("life-not-worth", .suicidal, 0.85, "life|living|it @neg worth ~2 living|it|anything"),
+        .init("not-worth-living", .suicidal, 0.85, "not|isnt|aint worth living"),
+        .init("cant-go-on", .suicidal, 0.6, "cant|cannot go|keep on|going|living|existing|doing_this"),
+        .init("cant-anymore", .suicidal, 0.45, "cant do|take|handle|bear this|it|life ~1 anymore|any_more"),
+        .init("tired-of-living", .suicidal, 0.8, "tired|sick|exhausted|done of|with living|life|being_alive|existing|breathing|being_me"),
+        .init("not-be-here", .suicidal, 0.8, "not|wont|no_longer be|being here|around|alive ~2 anymore|much_longer|soon|tomorrow|for_long", [.negationInside, .personal]),
+        .init("disappear-forever", .suicidal, 0.8, "disappear|vanish|sleep|go_to_sleep forever|for_good|permanently|and_never_wake_up|and_not_wake_up"),
+        .init("not-wake-up", .suicidal, 0.85, "@neg|never wake|waking up", [.negationInside, .personal]),
+        .init("wish-disappear", .suicidal, 0.55, "wish|want|wanna i? ~1 could? disappear|vanish|stop_existing|fade_away", [.personal]),
+        .init("nobody-miss", .suicidal, 0.75, "nobody|noone|no_one|anyone|would_anyone|will_anyone would|will? even? notice|care|miss ~1 me? ~2 if|when|after i|im ~2 gone|died|dead|disappeared|wasnt|didnt|left|killed"),
+        .init("nobody-would-care", .suicidal, 0.55, "nobody|noone|no_one would|will even? notice|care|miss_me"),
+        .init("burden", .suicidal, 0.55, "@self am|feel|im ~2 a|such_a|just_a burden|waste_of_space|waste_of_air"),
+        .init("goodbye-letters", .suicidal, 0.85, "goodbye|goodbyes|farewell|final|last letter|letters|note|notes|message|messages|video|post|texts"),
+        .init("saying-goodbye", .suicidal, 0.7, "saying|say|said my? goodbye|goodbyes ~2 everyone|people|to_everyone|friends|family"),
+        .init("wrote-note", .suicidal, 0.8, "wrote|written|writing|left a|my note|letter|letters ~2 for|to my? family|mom|kids|everyone|them"),
+        .init("give-away", .suicidal, 0.75, "giving|gave|give|given away my|all_my stuff|things|belongings|possessions|cat|dog|stuff"),
+        .init("will-affairs", .suicidal, 0.6, "put|putting|getting my affairs in order"),
+        .init("pills-stock", .suicidal, 0.85, "saving|saved|stockpiling|hoarding|collecting|counting|counted|stocked up|up? ~2 my? pills"),
+        .init("take-all-pills", .suicidal, 0.85, "take|taking|took|swallow|swallowed|down|downed all|every|the_whole|a_bunch_of|a_handful_of|a_lot_of|too_many|enough ~2 pills|bottle|pack|packet", [.personal]),
+        .init("how-many-pills", .suicidal, 0.85, "how many|much ~3 pills|paracetamol|tylenol|ibuprofen|insulin ~4 kill|lethal|fatal|die|overdose|enough|take"),
+        .init("lethal", .suicidal, 0.75, "lethal|fatal dose|amount|overdose"),
+        .init("overdose", .suicidal, 0.75, "overdose|overdosed|overdosing", [.personal]),
+        .init("jump", .suicidal, 0.9, "jump|jumping|throw_myself|step|stepping|walk|walking off|from|in_front_of|into ~2 bridge|building|roof|balcony|cliff|cliffs|train|bus|traffic|tracks|window|car|truck|river|sea|platform|ledge|edge"),
+        .init("drive-into", .suicidal, 0.85, "drive|driving|crash|crashing|steer|swerve|swerving ~2 into|off ~2 wall|tree|bridge|cliff|oncoming|traffic|pole|lorry|truck|river|barrier"),
+        .init("noose", .suicidal, 0.9, "noose|rope_around|hang_myself|hanging_myself|gun_to_my_head|gun_in_my_mouth|slit_my_wrists|slit_my_throat"),
+        .init("method-search", .suicidal, 0.85, "looked|looking|searched|searching|googled|googling|researching|research up? ~2 how|ways|methods ~2 to? die|end_it|kill_myself|overdose|painless|hang|quickest"),
+        .init("painless", .suicidal, 0.75, "painless|quickest|easiest way ~2 to? die|go|out|end_it"),
+        .init("way-out", .suicidal, 0.45, "only|one|easy way out"),
+        .init("attempt", .suicidal, 0.85, "tried|attempted|attempt|trying to kill|end|take|off ~1 myself|my_life|it_all", [.personal]),
+        .init("attempt-noun", .suicidal, 0.8, "suicide|overdose attempt|attempts", [.personal]),
+        .init("last-time", .suicidal, 0.6, "this is the last time|message|night you|youll hear|i_talk"),
+        .init("wont-be-around", .suicidal, 0.6, "wont|will_not be around|here|alive for|to_see|much"),
+        .init("plan-tonight", .suicidal, 0.6, "tonight|tonite|today|this_weekend is the night|day|time|when ~2 do|end|go"),
+        .init("done-with-life", .suicidal, 0.7, "im|i_am|am done|finished with life|living|everything|it_all|existence|this_world"),
+        .init("want-it-over", .suicidal, 0.55, "want|need it all? to stop|end|be_over ~1 forever|for_good|permanently"),
+        .init("want-pain-stop", .suicidal, 0.45, "want|need the pain to stop|end"),
+        .init("hopeless", .suicidal, 0.3, "hopeless|worthless|trapped|no_way_out|no_future|cant_see_a_future|no_hope"),
+        .init("death-welcome", .suicidal, 0.75, "welcome|wouldnt_mind|would_not_mind|dont_mind|not_afraid_of|pray_for|praying_for|hope_for death|dying|dead|to_die|if_i_died"),
+        .init("hit-by-car", .suicidal, 0.65, "hope|wish|pray|wouldnt_mind|dont_mind ~3 hit|run_over by a? car|bus|truck|train"),
+        .init("hit-by-car-plain", .suicidal, 0.55, "hit|run_over by a? car|bus|truck|train ~3 wouldnt_mind|dont_care|relief|wouldnt_be_so_bad"),
+        .init("sleep-forever", .suicidal, 0.8, "sleep|go_to_sleep and never|not wake"),
+        .init("everyone-better", .suicidal, 0.8, "everyone|everybody|they|family|kids|world would be better|happier|fine|easier ~1 without|if me|i"),
+        .init("not-planning-around", .suicidal, 0.85, "not|dont|wont|arent planning|plan|expect|expecting|going ~2 on|to be|being around|here|alive", [.negationInside, .personal]),
+        .init("if-gone", .suicidal, 0.6, "if|when|once|after i am|was|were|m gone|dead|not_here|not_around"),
+        .init("wont-be-here-then", .suicidal, 0.6, "wont|will_not be here|around|alive in|by|at ~2 weeks|months|christmas|summer|birthday|then|years", [.negationInside]),
+        .init("death-state", .suicidal, 0.65, "not|stop|stopped|cease|ceasing existing|exist|being_alive|be_alive|being_here|waking_up|to_exist|breathing", [.negationInside, .personal]),
+        .init("already-letters", .suicidal, 0.8, "already written|wrote|finished|sent|said|done the|my letters|goodbyes|note|notes|will"),
+        .init("go-through", .suicidal, 0.7, "go|going through with it"),
+        .init("didnt-jump", .suicidal, 0.75, "didnt|did_not|almost|nearly jump|jumped"),
+        .init("stood-edge", .suicidal, 0.55, "stood|standing|stand|sat|sitting|went|go|going ~2 on|up|to|at the? ~1 bridge|ledge|edge|roof|cliffs|cliff|tracks|platform"),
+        .init("last-checkin", .suicidal, 0.55, "this is my? the? last check|checkin|message|chat|conversation|session|time"),
+        .init("after-me", .suicidal, 0.55, "arrangements|affairs|paperwork|will ~4 so|for after|when_im_gone|after_i_am_gone|nobody_has_to"),
+        .init("deal-after", .suicidal, 0.6, "deal with|sort|sort_out my stuff|things|mess after"),
+        .init("disappointed-woke", .suicidal, 0.8, "disappointed|upset|sad|annoyed|angry|gutted i? woke|wake|am_awake|am_still_alive|am_still_here|survived"),
+        .init("plane-down", .suicidal, 0.75, "hope|hoping|wish|pray|praying ~2 plane|car|bus|train ~1 crashes|goes_down|crash|goes_off"),
+        .init("life-insurance", .suicidal, 0.6, "life insurance ~4 pay|pays|payout|suicide|after|cover|covers"),
+        .init("engine-running", .suicidal, 0.75, "engine|car running ~3 garage|closed|hose|how_long"),
+        .init("exhaust-hose", .suicidal, 0.8, "exhaust|hose ~3 car|window|pipe"),
+        .init("stop-replying", .suicidal, 0.45, "if i stop|dont replying|responding|answering|reply|respond|answer"),
+        .init("not-your-fault", .suicidal, 0.4, "not your|anyones fault"),
+        .init("bought-means", .suicidal, 0.5, "bought|got|buying ~1 a gun|rope|noose|hose", [.personal]),
+        .init("not-for-hunting", .suicidal, 0.3, "not for hunting|sport|protection|the_range"),
+        .init("cant-picture-older", .suicidal, 0.6, "cant|dont|never picture|see|imagine myself ~3 older|alive|living|getting_older|past|in_five_years|at_30|at_40", [.negationInside]),
+        .init("given-away", .suicidal, 0.6, "all? given away|new home"),
+        .init("gave-pet", .suicidal, 0.55, "gave|given|giving my dog|cat|pets|plants|guitar|bike|car to"),
+        .init("want-dye", .suicidal, 0.7, "want|wanna|wish to? dye|ded"),
+        .init("the-end", .suicidal, 0.6, "@self|ive|have made my mind|decision|peace ~3 go|end|die|leave"),
+    ]
+
+    static let selfHarm: [CrisisCue] = [
+        .init("harm-self", .selfHarm, 0.85,
+              "cut|cutting|cuts|burn|burning|burned|burnt|hurt|hurting|harm|harming|hit|hitting|punish|punishing|scratch|scratching|bang|banging|punch|punching|starve|starving|scar|scarring|bruise|bruising @reflexself"),
+        .init("self-harm", .selfHarm, 0.8, "self harm|harming|harmed|injury|injuring|injure|mutilation|hate", [.personal]),
+        .init("self-harm-short", .selfHarm, 0.55, "sh|shing urges|urge|again|relapse|relapsed|scars|cuts|wounds"),
+        .init("urge-cut", .selfHarm, 0.85, "urge|urges|itch|need|craving|wanting|want|tempted to? ~1 cut|burn|hurt_myself|self_harm|sh|bleed|feel_pain|relapse"),
+        .init("relapse", .selfHarm, 0.75, "relapsed|relapse|relapsing ~3 cut|cutting|blade|sh|self_harm|razor|burn|night|again|yesterday"),
+        .init("blade", .selfHarm, 0.7, "blade|blades|razor|razors|sharpener|scissors ~4 arm|arms|wrist|wrists|skin|thigh|thighs|legs|hide|hid|hidden|bathroom|again|bought"),
+        .init("fresh-cuts", .selfHarm, 0.8, "fresh|new|deep|open cuts|scars|wounds|burns"),
+        .init("cuts-on", .selfHarm, 0.75, "cuts|scars|burns|marks on|across my arm|arms|wrist|wrists|thigh|thighs|leg|legs|stomach|hip|hips"),
+        .init("hide-sleeves", .selfHarm, 0.7, "long sleeves|sleeves|bracelets|hoodie ~4 hide|cover"),
+        .init("clean-streak", .selfHarm, 0.55, "broke|ruined|lost|reset my? streak|clean|clean_streak"),
+        .init("bleed", .selfHarm, 0.6, "make|made|watch|watching myself|me? bleed"),
+        .init("deserve-pain", .selfHarm, 0.55, "deserve|need|needed to? feel? pain|to_hurt|to_bleed|to_suffer|punishment"),
+        .init("purge", .selfHarm, 0.6, "make|made|making myself throw up|sick|vomit|purge"),
+        .init("not-eaten", .selfHarm, 0.45, "havent|not|didnt eaten|eat ~1 in|for ~1 days|three_days|four_days|a_week ~2 on_purpose|deserve|punish"),
+        .init("head-wall", .selfHarm, 0.75, "bang|banging|hit|hitting|slam|slamming|punch|punching my head|fist ~2 against|into wall|walls|door|desk"),
+        .init("pick-scars", .selfHarm, 0.7, "picking|pick|picked|opening|open|reopening|reopened ~2 scars|scabs|wounds|cuts"),
+        .init("tend-cuts", .selfHarm, 0.75, "cleaned|cleaning|bandaged|bandaging|hide|hiding|cover|covering|heal|healing|taking ~3 cuts|wounds|burns|scars"),
+        .init("streak-gone", .selfHarm, 0.6, "clean streak|days_clean ~2 gone|over|broken|reset|ruined"),
+        .init("day-zero", .selfHarm, 0.45, "day 0|zero again"),
+        .init("went-deeper", .selfHarm, 0.7, "went|cut|go|going deeper|too_deep"),
+        .init("bleeding", .selfHarm, 0.5, "bleeding|blood stopped|wont_stop|everywhere"),
+        .init("new-blades", .selfHarm, 0.6, "new|fresh|more blades|razors|razor_blades"),
+        .init("relapsed", .selfHarm, 0.45, "relapsed|relapse", [.personal]),
+        .init("body-looks", .selfHarm, 0.4, "my arm|arms|wrist|wrists|legs|thighs looks|look|is_covered|are_covered|is_a_mess"),
+        .init("blade-word", .selfHarm, 0.45, "razor|blade|blades|lighter", [.personal]),
+        .init("hair-tie", .selfHarm, 0.45, "hair tie|band|rubber_band ~3 wrist"),
+        .init("stop-sh", .selfHarm, 0.6, "stop|quit|doing|did|been sh|shing|cutting|burning"),
+        .init("not-let-eat", .selfHarm, 0.7, "@neg let myself eat|sleep|have_food", [.negationInside]),
+        .init("punishment", .selfHarm, 0.5, "my punishment|punish_myself|punishing_myself|to_punish_myself"),
+        .init("thinking-cutting", .selfHarm, 0.75, "thinking|think|thought|obsessing about|of cutting|burning|hurting_myself|self_harm|sh", [.personal]),
+        .init("did-it-again", .selfHarm, 0.75, "@self cut|cutting|burned|burnt|sh|shd|relapsed ~2 again|tonight|today|last_night|deeper|yesterday"),
+        .init("throw-self", .selfHarm, 0.6, "throw|throwing|chuck|chucking|hurl myself out|off|under|in_front", [.figurative]),
+        .init("pull-hair", .selfHarm, 0.5, "pull|pulling|pulled out my hair"),
+    ]
+
+    static let abuse: [CrisisCue] = [
+        .init("hurts-me", .abuse, 0.9,
+              "@partner|@family|he|she|they|boss ~3 hit|hits|hitting|slapped|slaps|slapping|punched|punches|kicked|kicks|choked|chokes|choking|strangled|strangles|beat|beats|beating|hurt|hurts|hurting|shoved|shoves|grabbed|grabs|threw|throws|burned|bit|bites|spat|spits|pinned|restrains|restrained|locks|locked|raped|rapes|molested|touches|touched|forced|forces me"),
+        .init("beaten", .abuse, 0.85, "@self get|got|getting|been|was am? hit|beaten|slapped|punched|kicked|choked|hurt|strangled|raped|assaulted|abused|molested|touched ~1 at_home|by|again|when|every|if"),
+        .init("abused", .abuse, 0.85, "abusive|abuse|abusing|abused|assault|assaulted", [.personal]),
+        .init("domestic", .abuse, 0.85, "domestic violence|abuse|abuser"),
+        .init("afraid-of", .abuse, 0.7, "afraid|scared|terrified|frightened|fear of|for him|her|my_partner|my_husband|my_wife|my_boyfriend|my_girlfriend|my_dad|my_stepdad|my_mom|what_he|what_she|my_life|my_safety"),
+        .init("afraid-home", .abuse, 0.75, "afraid|scared|terrified|dread|dreading to? go|going|coming home|back_home|to_sleep"),
+        .init("eggshells", .abuse, 0.55, "walk|walking on eggshells"),
+        .init("threat", .abuse, 0.85,
+              "@partner|@family|he|she|they ~3 threatened|threatens|threatening|said|says|told_me|swore|promised ~5 kill|hurt|ruin|destroy|take|leave|end|post|share|send|report ~2 me|the_kids|my_kids|the_children|my_son|my_daughter|himself|herself|my_nudes|my_photos|the_photos"),
+        .init("threat-if-leave", .abuse, 0.85, "kill|hurt|find|ruin me ~2 if|when i ~1 leave|left|tell|told|call|go_to|try|ever|break_up"),
+        .init("control-money", .abuse, 0.75,
+              "controls|control|controlling|takes|took|keeps|holds|has all? ~1 my|the|our money|paycheck|wages|salary|bank|cards|card|finances|passport|phone|keys|car_keys|documents|id"),
+        .init("allowance", .abuse, 0.6, "gives|give|given me an? allowance|pocket_money"),
+        .init("monitors", .abuse, 0.6,
+              "checks|check|checking|goes_through|reads|read|reading|monitors|monitoring|tracks|tracking|tracked|follows|following|went_through|go_through|installed ~1 my phone|messages|texts|email|emails|location|whatsapp|dms|browser|receipts|spending|every_move|app|tracker"),
+        .init("tracker", .abuse, 0.6, "tracking|tracker|spyware|airtag|gps ~3 on|in my phone|car|bag"),
+        .init("not-allowed", .abuse, 0.7,
+              "wont|doesnt|didnt|never let|lets|allow|allows me ~1 see|go|talk|leave|work|have|use|drive|out|visit|wear|call|text|eat|sleep|spend|keep|contact"),
+        .init("permission", .abuse, 0.6, "have|need|needs|has to ask ~1 his|her|their|him|her|permission ~3 before|to|for|whenever"),
+        .init("not-allowed-to", .abuse, 0.45, "not|never allowed to see|go|talk|leave|have|wear|work|drive|spend|contact|visit|use", [.negationInside]),
+        .init("isolates", .abuse, 0.75, "isolat* ~2 me|from"),
+        .init("cut-off", .abuse, 0.6, "cut|cutting|cuts me off from my? friends|family|everyone|people"),
+        .init("stops-friends", .abuse, 0.65, "@neg ~2 let|allowed|allow ~2 me|i ~2 see|meet|hang_out_with|talk_to|visit ~1 my? friends|family|sister|mom|parents"),
+        .init("name-calling", .abuse, 0.45,
+              "calls|called|calling me worthless|stupid|useless|pathetic|fat|ugly|whore|slut|bitch|crazy|psycho|names"),
+        .init("stalks", .abuse, 0.7, "stalking|stalks|stalked|follows_me|following_me|showing_up|shows_up|turned_up ~3 me|my|house|work|home"),
+        .init("sexual", .abuse, 0.85, "raped|rape|sexually_assaulted|sexual_assault|molested|molests|forced|forces|pressures|pressured|made ~3 me ~2 sex|have_sex|sleep_with|do_things|touch_him"),
+        .init("jealous-rage", .abuse, 0.45, "rage|rages|explodes|smashes|smashed|breaks|broke|punches|punched|throws|threw ~3 things|wall|walls|door|doors|phone|plates|stuff"),
+        .init("not-safe", .abuse, 0.75, "@neg|dont|dont_feel feel? safe ~2 at|in home|house|with|around"),
+        .init("bruises", .abuse, 0.5, "bruise|bruises|bruised|black_eye|marks ~4 he|she|from|because|where|hide|cover"),
+        .init("escape", .abuse, 0.6, "escape|get_away_from|leave ~1 him|her|them|my_husband|my_partner|my_boyfriend|this_house ~3 safely|without|before|scared|afraid|wont_let"),
+        .init("take-kids", .abuse, 0.75, "take|taking|took the|my kids|children|baby|son|daughter ~3 if|away|from_me|and_i_will_never"),
+    ]
+
+    static let harmToOthers: [CrisisCue] = [
+        .init("want-hurt", .harmToOthers, 0.75,
+              "want|wanna|going|planning|plan|thinking|think|urge|urges|tempted|fantasize|fantasizing|fantasies|dream|dreaming|imagine|imagining|ready|could|will|might|gonna|need ~3 to? kill|hurt|stab|shoot|strangle|choke|beat|punch|poison|attack|smother|harm|murder|run_over ~1 him|her|them|someone|somebody|people|everyone|my|the|that|this|he|she|they|it|a|ex|boss",
+              [.figurative]),
+        .init("scared-hurt", .harmToOthers, 0.85,
+              "scared|afraid|worried|terrified|frightened|fear|worry i? will|might|could|am_going_to|would|ll ~2 hurt|harm|shake|hit|kill|snap_and|lose_it_and|lose_control_and ~1 my|the|him|her|them|someone|baby|kid|kids"),
+        .init("shake-baby", .harmToOthers, 0.9, "shake|shaking|shook|smother|hit|hurt the|my baby|newborn|infant|toddler"),
+        .init("lose-control", .harmToOthers, 0.8, "snap|lose_it|lose_control|flip ~3 and|then ~1 hurt|kill|hit|stab|do_something ~1 him|her|them|someone|the|my"),
+        .init("weapon", .harmToOthers, 0.7,
+              "bought|got|have|buying|get|getting|keep|kept|loaded|sharpened|carry|carrying a|my|the gun|knife|weapon|rifle|pistol|bat|crossbow ~5 him|her|them|he|she|they|his|her|for|when|if|lives|house|office|work"),
+        .init("where-lives", .harmToOthers, 0.55, "know|found_out|found where he|she|they|his|her lives|live|works|parks|goes"),
+        .init("make-pay", .harmToOthers, 0.65, "make|making him|her|them|you pay|suffer|regret|bleed"),
+        .init("revenge", .harmToOthers, 0.45, "revenge|payback|get_back_at|get_even"),
+        .init("mass-harm", .harmToOthers, 0.95, "shoot|shooting up|bring|bringing ~2 gun|guns|rifle|bomb ~3 school|work|office|class|church|party|everyone"),
+        .init("kill-them-all", .harmToOthers, 0.8, "kill|hurt|shoot everyone|everybody|them_all|all_of_them"),
+        .init("hurt-kids", .harmToOthers, 0.85, "hurt|hit|harm|kill|smack|beat my|the kid|kids|child|children|son|daughter|baby|toddler", [.figurative]),
+        .init("violent-thoughts", .harmToOthers, 0.7, "violent|intrusive|homicidal thoughts|urges|fantasies ~3 about|of|towards|toward"),
+        .init("would-deserve", .harmToOthers, 0.4, "deserves|deserve to die|to_suffer|to_be_hurt|what_is_coming|whats_coming"),
+    ]
+
+    static let thirdParty: [CrisisCue] = [
+        .init("kill-other-self", .thirdParty, 0.9,
+              "kill|killing|end|ending|hurt|hurting|harm|harming|cut|cutting|cuts|burn|burning|off|offing|starve|starving|hang|drown|poison @reflexother", [.figurative]),
+        .init("end-their-life", .thirdParty, 0.9, "end|ending|take|taking|took|ended @their life"),
+        .init("other-wants-die", .thirdParty, 0.85,
+              "@kin|@he ~3 want|wants|wanted|wanting|said|says|saying|talks|talking|keeps_saying|texted|posted|wrote|told_me|mentioned|threatening|threatened ~4 die|suicide|end_it|end_things|not_be_here|not_be_around|not_wake_up|kill_himself|kill_herself|kill_themselves|not_worth_living|better_off_dead|goodbye|goodbyes|disappear_forever"),
+        .init("other-pills", .thirdParty, 0.9,
+              "@kin|@he ~3 took|taken|swallowed|downed|overdosed|od|took_a_bunch_of|took_all ~3 pills|bottle|overdose|too_many|everything|a_lot"),
+        .init("other-overdose", .thirdParty, 0.85, "@kin|@he ~3 overdosed|overdosing|unconscious|unresponsive|not_breathing|wont_wake_up|passed_out_and"),
+        .init("other-suicidal", .thirdParty, 0.85, "@kin|@he ~3 suicidal|attempted|self_harming|self_harms|cutting_again|cutting|in_crisis|attempt"),
+        .init("other-goodbye", .thirdParty, 0.85,
+              "@kin|@he ~4 gave|giving|given away|sent|posted|wrote|texted ~3 @their? stuff|things|belongings|goodbye|goodbyes|farewell|note|letter|last_message"),
+        .init("other-abused", .thirdParty, 0.85,
+              "@kin ~3 is|was|gets|got|being|been abused|hit|beaten|hurt|raped|choked|strangled|molested|assaulted|slapped|kicked|locked_in|starved"),
+        .init("hits-other", .thirdParty, 0.85,
+              "@partner|@family|he|she|teacher|coach|boyfriend|stepdad|uncle ~3 hits|hit|hitting|beats|beat|beating|slaps|slapped|punches|punched|kicks|kicked|chokes|choked|hurts|hurt|touches|touched|molests|molested|abuses|abused|burns|burned|locks|starves ~1 my? her|him|them|my_sister|my_brother|my_mom|my_son|my_daughter|my_friend|the_kids|the_kid|the_children|the_baby|my_kids|my_niece|my_nephew"),
+        .init("other-threatened", .thirdParty, 0.8,
+              "@partner|@family|he|she ~3 threatened|threatens|threatening ~3 to? kill|hurt ~1 her|him|them|my_sister|my_mom|the_kids"),
+        .init("other-missing", .thirdParty, 0.6, "@kin|@he ~3 missing|not_answering|wont_answer|not_picking_up|cant_reach ~4 said|after|goodbye|worried|scared|pills|note"),
+        .init("other-unsafe", .thirdParty, 0.7, "@kin|@he ~3 @neg safe|safe_at_home", [.negationInside]),
+        .init("worried-other", .thirdParty, 0.75,
+              "worried|scared|afraid|terrified|frightened ~4 @kin|he|she|they ~3 might|will|could|is_going_to|going_to|gonna ~1 hurt|kill|do_something|end|harm|try"),
+    ]
+}

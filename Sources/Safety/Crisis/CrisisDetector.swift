@@ -1,0 +1,129 @@
+/// The crisis check every user message passes before the provider is called (FR16). A multi-signal classifier
+/// you can read: phrase cues (``CrisisCues``) score each kind, then what surrounds a cue weakens it —
+///
+/// - **negation** before it in the same clause ("I'd never hurt myself"), unless the phrase is itself negative
+///   ("I don't want to be here anymore");
+/// - **distant past** in the same clause ("when I was 16", "years ago", "used to") with nothing recent
+///   ("again", "last night", "still") beside it;
+/// - **framing**: fiction, study, media or games anywhere in the message ("my novel's villain", "for my psych
+///   class"), or quotation marks around the cue — unless a friend or relative is the one quoted;
+/// - **figurative speech**: everyday hyperbole ("this deadline is killing me", "I could kill for a coffee",
+///   "dying to see it") vetoes the cue in its clause, and laughter weakens the cues that jokes use;
+/// - **whose risk**: "she wants to die" moves a personal cue to a third party.
+///
+/// Cues of one kind combine like independent evidence (1 − Π(1 − score)); the strongest kind wins, and a score of
+/// ``CrisisAssessment/threshold`` or more is a crisis. Pure and allocation-light: microseconds per message.
+public struct CrisisDetector: Sendable {
+    let cues: [CrisisCue]
+    /// Cues indexed by the words they can start with; cues that can start anywhere are tried at every word.
+    private let byFirstWord: [String: [Int]]
+    private let anywhere: [Int]
+
+    public init() {
+        self.init(cues: CrisisCues.all)
+    }
+
+    init(cues: [CrisisCue]) {
+        self.cues = cues
+        var byFirstWord: [String: [Int]] = [:]
+        var anywhere: [Int] = []
+        for (index, cue) in cues.enumerated() {
+            if let words = cue.pattern.firstWords {
+                for word in words { byFirstWord[word, default: []].append(index) }
+            } else {
+                anywhere.append(index)
+            }
+        }
+        self.byFirstWord = byFirstWord
+        self.anywhere = anywhere
+    }
+
+    public func assess(_ text: String) -> CrisisAssessment {
+        let tokens = Tokens(text)
+        let words = tokens.words
+        guard !words.isEmpty else { return .none }
+        let clauses = Self.clauseRanges(tokens.tokens)
+        let framed = Framing.isFramed(words)
+        let messageTense = MessageTense(words)
+        var signals: [CrisisAssessment.Signal] = []
+        var seen = Set<String>()
+        for clause in clauses {
+            let vetoed = Figurative.vetoedKinds(words, clause: clause)
+            let tense = Tense(words, clause: clause, message: messageTense)
+            var matches: [Match] = []
+            for start in clause {
+                for index in (byFirstWord[words[start]] ?? []) + anywhere {
+                    let cue = cues[index]
+                    guard let end = cue.pattern.match(words[...], at: start, limit: clause.upperBound) else { continue }
+                    matches.append(Match(name: cue.name, kind: cue.kind, weight: cue.weight, span: start..<end, traits: cue.traits))
+                }
+            }
+            for finding in Roles.find(words, clause: clause) {
+                matches.append(Match(name: "role-" + finding.kind.rawValue, kind: finding.kind, weight: finding.weight,
+                                     span: finding.span, traits: finding.kind == .selfHarm ? [] : [.figurative]))
+            }
+            for match in matches where !seen.contains(match.name) {
+                let start = match.span.lowerBound
+                var kind = match.kind
+                if match.traits.contains(.personal), Subject.isSomeoneElse(words, before: start, clauseStart: clause.lowerBound) {
+                    kind = .thirdParty
+                }
+                if vetoed.contains(kind) { continue }
+                var modifiers: [String] = []
+                var score = match.weight
+                if !match.traits.contains(.negationInside), Negation.denies(words, before: start, clauseStart: clause.lowerBound) {
+                    modifiers.append("negated"); score *= 0.1
+                }
+                if tense.isDistantPast {
+                    modifiers.append("past"); score *= 0.15
+                }
+                if tokens.tokens[start].quoted {
+                    if Subject.quotesSomeoneClose(tokens.tokens, quoteAt: start) {
+                        kind = .thirdParty
+                    } else {
+                        modifiers.append("quoted"); score *= 0.3
+                    }
+                }
+                if framed, !Subject.isWriter(words, span: match.span, clauseStart: clause.lowerBound) {
+                    modifiers.append("fiction"); score *= 0.15
+                }
+                if tokens.laughs, match.traits.contains(.figurative) || kind == .harmToOthers {
+                    modifiers.append("laughing"); score *= 0.5
+                }
+                seen.insert(match.name)
+                signals.append(.init(cue: match.name, kind: kind, weight: match.weight, modifiers: modifiers, score: score))
+            }
+        }
+        return Self.combine(signals)
+    }
+
+    /// Evidence per kind combined as independent signals; the strongest kind is the answer.
+    static func combine(_ signals: [CrisisAssessment.Signal]) -> CrisisAssessment {
+        var remaining: [CrisisKind: Double] = [:]
+        for signal in signals { remaining[signal.kind, default: 1] *= 1 - signal.score }
+        guard let best = remaining.min(by: { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue < $1.key.rawValue) }) else {
+            return .none
+        }
+        return CrisisAssessment(kind: best.key, score: 1 - best.value, signals: signals)
+    }
+
+    /// A cue or a role found in a clause, before its context is weighed.
+    struct Match {
+        let name: String
+        let kind: CrisisKind
+        let weight: Double
+        let span: Range<Int>
+        let traits: CrisisCue.Traits
+    }
+
+    static func clauseRanges(_ tokens: [Tokens.Token]) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        for index in tokens.indices.dropFirst() where tokens[index].clause != tokens[index - 1].clause {
+            ranges.append(start..<index)
+            start = index
+        }
+        if start < tokens.count { ranges.append(start..<tokens.count) }
+        return ranges
+    }
+}

@@ -1,0 +1,145 @@
+/// Who does what to whom: the second reader next to the phrase cues. Around each act of violence in a clause it
+/// finds the doer (the nearest person before it) and the one it is done to (the nearest person or body part
+/// after it), and the pair decides the kind —
+///
+/// | doer → done to | kind |
+/// |---|---|
+/// | the writer → the writer ("punch the wall till my knuckles bleed", "bite my arm") | self-harm |
+/// | someone → the writer ("he spits on me", "dad throws stuff at me", "got pushed down the stairs") | abuse |
+/// | the writer → someone ("I grabbed him by the throat", "picturing stabbing him") | harm to others |
+/// | someone → someone ("her boyfriend hits her", "his wife holds a knife to him") | third party |
+///
+/// It catches the long tail of plain descriptions no phrase list anticipates, at a lower weight than a cue.
+enum Roles {
+    enum Party: Equatable {
+        case writer
+        case other
+    }
+
+    /// Acts and how serious each is on its own.
+    static let acts: [String: Double] = {
+        var acts: [String: Double] = [:]
+        for word in ["choke", "choked", "chokes", "choking", "strangle", "strangled", "strangles", "strangling", "stab", "stabbed",
+                     "stabbing", "stabs", "smother", "smothered", "smothering", "drown", "drowned", "drowning", "poison", "poisoned",
+                     "poisoning", "drug", "drugged", "drugging", "rape", "raped", "raping", "molest", "molested", "molesting", "suffocate",
+                     "suffocating", "shoot", "shot", "shooting"] { acts[word] = 0.9 }
+        for word in ["hit", "hits", "hitting", "punch", "punched", "punches", "punching", "slap", "slapped", "slaps", "slapping",
+                     "kick", "kicked", "kicks", "kicking", "beat", "beats", "beating", "shove", "shoved", "shoves", "shoving", "spit",
+                     "spits", "spat", "spitting", "bite", "bites", "bit", "biting", "burn", "burned", "burnt", "burns", "burning",
+                     "cut", "cuts", "cutting", "carve", "carved", "carving", "scratch", "scratched", "scratching", "smack", "smacked",
+                     "smacks", "whip", "whipped", "belt", "belted", "pinned", "pin", "pins", "slam", "slammed", "slams", "slamming",
+                     "bang", "banged", "banging", "throttle", "throttled", "shake", "shook", "shaking", "stomp", "stomped", "headbutt",
+                     "headbutted", "attack", "attacked", "attacking", "assault", "assaulted", "abuse", "abused", "abusing",
+                     "throw", "throws", "threw", "throwing", "pushed", "push", "pushes", "pushing", "grab", "grabbed", "grabs",
+                     "grabbing", "hurt", "hurts", "hurting", "harm", "harmed", "harming", "kill", "killed", "killing", "murder",
+                     "murdered", "pinch", "pinched", "pinching", "twist", "twisted", "dig", "digging"] { acts[word] = 0.7 }
+        return acts
+    }()
+
+    /// Acts a person does to their own body when self-harming (not "threw myself into work").
+    static let injuring: Set<String> = [
+        "cut", "cuts", "cutting", "burn", "burned", "burnt", "burns", "burning", "carve", "carved", "carving", "scratch",
+        "scratched", "scratching", "hit", "hits", "hitting", "punch", "punched", "punching", "bang", "banged", "banging",
+        "slam", "slammed", "slamming", "bite", "bit", "biting", "stab", "stabbed", "pinch", "pinched", "pinching", "dig",
+        "digging", "smack", "smacked", "whip", "whipped", "choke", "choked", "strangle", "strangled", "hurt", "hurting", "harm", "harming",
+    ]
+
+    static let body: Set<String> = [
+        "arm", "arms", "wrist", "wrists", "thigh", "thighs", "hip", "hips", "leg", "legs", "skin", "palm", "palms", "knuckles",
+        "head", "neck", "throat", "stomach", "face", "hand", "hands", "chest", "ribs", "body", "fingers", "nails", "hair", "belly",
+    ]
+    static let writer: Set<String> = ["i", "me", "myself"]
+    static let others: Set<String> = Subject.others.union([
+        "stranger", "strangers", "cyclist", "cyclists", "landlord", "manager", "boss", "coach", "teacher", "husbands", "wifes",
+        "ex", "gf", "bf", "mum", "dads", "moms", "lady", "guy", "kid", "twins", "infant", "newborn", "one", "himself",
+        "herself", "themselves", "somebody", "anyone",
+    ]).subtracting(["character", "everyone", "people", "person"])
+    static let possessive: [String: Party] = ["my": .writer, "his": .other, "her": .other, "their": .other]
+    static let passive: Set<String> = ["got", "get", "gets", "getting", "been", "being", "was", "were", "am"]
+    /// Accidents and sport, not harm.
+    static let accidental: Set<String> = [
+        "cooking", "chopping", "shaving", "oven", "stove", "pan", "iron", "accident", "tripped", "slipped", "fell",
+        "gym", "workout", "lifting", "sparring", "boxing", "bag", "match", "game", "training", "practice", "tackle",
+        "hairdryer", "curling", "straightener", "kitchen", "garden", "gardening", "paper", "sunburn", "sun",
+    ]
+
+    struct Finding: Equatable {
+        let kind: CrisisKind
+        let weight: Double
+        let span: Range<Int>
+    }
+
+    static func find(_ words: [String], clause: Range<Int>) -> [Finding] {
+        var findings: [Finding] = []
+        for index in clause {
+            guard let strength = acts[words[index]] else { continue }
+            let doer = self.doer(words, act: index, clause: clause)
+            guard let target = self.target(words, act: index, clause: clause) else { continue }
+            let kind: CrisisKind
+            switch (doer, target.party) {
+            case (.writer?, .writer):
+                guard injuring.contains(words[index]), target.body || words[target.index] == "myself" else { continue }
+                if words[clause].contains(where: accidental.contains), !onPurpose(words, clause: clause) { continue }
+                kind = .selfHarm
+            case (.other?, .writer):
+                kind = .abuse
+            case (nil, .writer):
+                if index > clause.lowerBound, passive.contains(words[index - 1]) {
+                    kind = .abuse
+                } else if target.body, injuring.contains(words[index]) {
+                    // "burned my wrist with a lighter": the writer, unnamed, did it.
+                    if words[clause].contains(where: accidental.contains), !onPurpose(words, clause: clause) { continue }
+                    kind = .selfHarm
+                } else {
+                    continue
+                }
+            case (.writer?, .other):
+                kind = .harmToOthers
+            case (.other?, .other):
+                kind = .thirdParty
+            case (nil, .other):
+                continue
+            }
+            // Someone hurting someone else is usually serious only with a serious act ("holds a knife to him").
+            let weight = kind == .thirdParty && strength < 0.9 ? 0.5 : strength * 0.85
+            findings.append(Finding(kind: kind, weight: weight, span: index..<(target.index + 1)))
+        }
+        return findings
+    }
+
+    /// The nearest person before the act in the clause ("my son mouthed off and i grabbed him": the writer).
+    static func doer(_ words: [String], act: Int, clause: Range<Int>) -> Party? {
+        for index in stride(from: act - 1, through: max(clause.lowerBound, act - 7), by: -1) {
+            let word = words[index]
+            if word == "i" { return .writer }
+            if others.contains(word), !body.contains(words[min(index + 1, clause.upperBound - 1)]) { return .other }
+        }
+        return nil
+    }
+
+    /// The nearest person or body part after the act: "hit him", "throws stuff at me", "grabbed her arm",
+    /// "till my knuckles bleed". Something owned that is not a body ("smashed her phone") is not a person.
+    static func target(_ words: [String], act: Int, clause: Range<Int>) -> (party: Party, body: Bool, index: Int)? {
+        var index = act + 1
+        while index < min(clause.upperBound, act + 6) {
+            let word = words[index]
+            if let owner = possessive[word], index + 1 < clause.upperBound {
+                let next = words[index + 1]
+                if body.contains(next) { return (owner, true, index + 1) }
+                if others.contains(next) { return (.other, false, index + 1) }
+                if index + 2 < clause.upperBound, body.contains(words[index + 2]) { return (owner, true, index + 2) }
+                if owner == .other, word == "her" { return (.other, false, index) }
+                return nil
+            }
+            if writer.contains(word) { return (.writer, false, index) }
+            if others.contains(word) { return (.other, false, index) }
+            index += 1
+        }
+        return nil
+    }
+
+    static func onPurpose(_ words: [String], clause: Range<Int>) -> Bool {
+        let text = words[clause]
+        return text.contains("purpose") || text.contains("deliberately") || text.contains("intentionally")
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// A message as the safety classifiers read it: lowercased words in clauses, with spelling, slang and
+/// contractions brought to one form, and each word marked when it sits inside quotation marks.
+///
+/// Normalising first keeps the cue lists short: "im gonna kms", "I'm going to kill myself" and
+/// "i’m goin to kil myslef" all read `i am going to kill myself`.
+public struct Tokens: Sendable {
+    public struct Token: Sendable, Equatable {
+        public let word: String
+        /// Index of the clause (sentence, or the part after "but", "though"…) the word belongs to.
+        public let clause: Int
+        /// Inside "…" or “…”: someone else's words, a title or a lyric.
+        public let quoted: Bool
+    }
+
+    public let tokens: [Token]
+    /// Laughter or a wink ("lol", "haha", 😂, "jk") anywhere in the message.
+    public let laughs: Bool
+
+    public init(_ text: String) {
+        var tokens: [Token] = []
+        var clause = 0
+        var quoted = false
+        var laughs = false
+        var current = ""
+
+        func flush() {
+            guard !current.isEmpty else { return }
+            let raw = current
+            current = ""
+            if Self.laughter.contains(raw) || raw.hasPrefix("haha") || raw.hasPrefix("lmao") { laughs = true }
+            if Self.clauseWords.contains(raw), !tokens.isEmpty, tokens.last?.clause == clause {
+                clause += 1
+                return
+            }
+            for word in Self.normalise(raw) {
+                tokens.append(Token(word: word, clause: clause, quoted: quoted))
+            }
+        }
+
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "'", "\u{2019}", "\u{2018}", "`":
+                // Apostrophes inside a word vanish ("don't" → "dont"); around words they are quotes.
+                if current.isEmpty { flush() } else { continue }
+            case "\"", "\u{201C}", "\u{201D}", "\u{00AB}", "\u{00BB}":
+                flush()
+                quoted.toggle()
+            case ".", "!", "?", ";", "\n", "\u{2026}":
+                flush()
+                if tokens.last?.clause == clause { clause += 1 }
+            case _ where Self.laughEmoji.contains(scalar):
+                flush()
+                laughs = true
+            default:
+                if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                    current.unicodeScalars.append(contentsOf: Self.fold(scalar))
+                } else if scalar == "," || scalar == ":" || scalar == "(" || scalar == ")" {
+                    // A comma ends a clause too: "I was in a dark place years ago, doing great now".
+                    flush()
+                    if tokens.last?.clause == clause { clause += 1 }
+                } else {
+                    // "-", "/" and every other mark separate words.
+                    flush()
+                }
+            }
+        }
+        flush()
+        self.tokens = tokens
+        self.laughs = laughs
+    }
+
+    public var words: [String] { tokens.map(\.word) }
+
+    public func contains(_ word: String) -> Bool {
+        tokens.contains { $0.word == word }
+    }
+
+    /// One raw word as zero or more normalised words.
+    static func normalise(_ raw: String) -> [String] {
+        var word = raw.lowercased()
+        if let expansion = expansions[word] { return expansion }
+        word = collapseRepeats(word)
+        if let expansion = expansions[word] { return expansion }
+        if let corrected = Spelling.correct(word) { return expansions[corrected] ?? [corrected] }
+        return [word]
+    }
+
+    /// "sooooo" → "soo", "killll" → "kill": runs of three or more letters kept as two, then as one when the
+    /// doubled form is not a word we know.
+    static func collapseRepeats(_ word: String) -> String {
+        var out: [Character] = []
+        var run = 0
+        var changed = false
+        for character in word {
+            if character == out.last {
+                run += 1
+                if run >= 2 { changed = true; continue }
+            } else {
+                run = 0
+            }
+            out.append(character)
+        }
+        guard changed else { return word }
+        let doubled = String(out)
+        if Spelling.known.contains(doubled) || expansions[doubled] != nil { return doubled }
+        var single: [Character] = []
+        for character in out where character != single.last { single.append(character) }
+        let singled = String(single)
+        return Spelling.known.contains(singled) || expansions[singled] != nil ? singled : doubled
+    }
+
+    /// Accents off ("é" → "e"), so "suicidé" or a pasted "naïve" read as plain letters.
+    static func fold(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
+        let decomposed = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
+        var view = String.UnicodeScalarView()
+        for part in decomposed where !(0x0300...0x036F).contains(part.value) { view.append(part) }
+        return view
+    }
+
+    /// Words that start a new clause: negation and tense do not carry across them.
+    static let clauseWords: Set<String> = ["but", "though", "although", "however", "except", "whereas", "yet"]
+
+    static let laughter: Set<String> = ["lol", "lool", "lolol", "lmao", "lmfao", "rofl", "jk", "jkjk", "hehe", "xd", "kidding"]
+
+    static let laughEmoji: Set<Unicode.Scalar> = ["\u{1F602}", "\u{1F923}", "\u{1F606}", "\u{1F605}", "\u{1F61C}", "\u{1F61D}", "\u{1F609}", "\u{1F643}", "\u{1F644}"]
+
+    /// Contractions (apostrophe already gone), texting shorthand and euphemisms, as the words they stand for.
+    static let expansions: [String: [String]] = [
+        "im": ["i", "am"], "ive": ["i", "have"], "id": ["i", "would"], "iam": ["i", "am"],
+        "wanna": ["want", "to"], "gonna": ["going", "to"], "gotta": ["got", "to"], "tryna": ["trying", "to"],
+        "hafta": ["have", "to"], "wana": ["want", "to"], "wnt": ["want"], "kinda": ["kind", "of"],
+        "cannot": ["cant"], "dnt": ["dont"], "doesn": ["doesnt"], "didn": ["didnt"],
+        "u": ["you"], "ur": ["your"], "ya": ["you"], "r": ["are"], "b4": ["before"], "bc": ["because"],
+        "cuz": ["because"], "coz": ["because"], "cos": ["because"], "tho": ["though"], "thru": ["through"],
+        "rn": ["right", "now"], "tmrw": ["tomorrow"], "tmr": ["tomorrow"], "tn": ["tonight"], "2nite": ["tonight"],
+        "tonite": ["tonight"], "idk": ["i", "dont", "know"], "idc": ["i", "dont", "care"], "ngl": ["honestly"],
+        "tbh": ["honestly"], "fr": ["really"], "frfr": ["really"], "srsly": ["seriously"], "pls": ["please"],
+        "plz": ["please"], "ppl": ["people"], "sb": ["somebody"], "bf": ["boyfriend"], "gf": ["girlfriend"],
+        "bff": ["friend"], "bestie": ["friend"], "hubby": ["husband"], "mum": ["mom"], "mam": ["mom"], "mommy": ["mom"],
+        "mother": ["mom"], "daddy": ["dad"], "father": ["dad"], "stepfather": ["stepdad"],
+        "kms": ["kill", "myself"], "kmss": ["kill", "myself"], "kys": ["kill", "yourself"],
+        "unalive": ["kill"], "unaliving": ["killing"], "unalived": ["killed"], "unalives": ["kills"],
+        "sewerslide": ["suicide"], "suicde": ["suicide"], "sucide": ["suicide"], "suicid": ["suicide"],
+        "suiside": ["suicide"], "sui": ["suicide"], "selfharm": ["self", "harm"], "selfharming": ["self", "harming"],
+        "od": ["overdose"], "oding": ["overdosing"], "oded": ["overdosed"],
+        "meds": ["pills"], "tablets": ["pills"], "painkillers": ["pills"], "sleepingpills": ["pills"],
+        "offing": ["killing"], "mself": ["myself"], "meself": ["myself"], "myslef": ["myself"],
+        "ded": ["dead"], "cutt": ["cut"], "cutted": ["cut"], "cuting": ["cutting"], "hurtin": ["hurting"], "cuttin": ["cutting"], "goin": ["going"],
+        "nothin": ["nothing"], "noone": ["nobody"], "everyones": ["everyone"], "every1": ["everyone"],
+    ]
+}
