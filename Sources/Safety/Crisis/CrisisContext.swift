@@ -64,14 +64,14 @@ struct Tense {
     }
 
     static let distantWords: Set<String> = [
-        "teens", "teenager", "teenage", "childhood", "adolescence", "twenties", "decade", "decades", "recovered",
+        "childhood", "adolescence", "twenties", "decade", "decades", "recovered",
         "survived", "overcame", "formerly", "previously", "faded", "healed",
     ]
     static let distantPairs: Set<String> = [
         "used to", "years ago", "year ago", "long ago", "back in", "back then", "the past", "as a",
         "high school", "in college", "in uni", "at uni", "in university", "growing up", "been clean", "years clean",
-        "my ex", "an ex", "ago now", "last year", "years back", "time ago", "ages ago", "for ages", "grew up",
-        "are old", "old and", "growing up",
+        "ago now", "last year", "years back", "time ago", "ages ago", "for ages", "grew up",
+        "are old", "old and", "growing up", "my teens", "a teenager", "a teen",
     ]
     /// Recovery: long past whatever else the clause says ("6 years clean as of today").
     static let resolvedPairs: Set<String> = [
@@ -115,8 +115,9 @@ enum Framing {
         "netflix",
     ]
 
+    /// "my novel's villain" reads `novels villain`: plurals and possessives count too.
     static func isFramed(_ words: [String]) -> Bool {
-        words.contains(where: Self.words.contains)
+        words.contains { Self.words.contains($0) || ($0.hasSuffix("s") && Self.words.contains(String($0.dropLast()))) }
     }
 }
 
@@ -142,11 +143,12 @@ enum Subject {
         return false
     }
 
-    /// The cue names the writer ("myself", "hit me") or the writer is its subject.
+    /// The cue names the writer ("myself", "hit me", "end my life") or the writer is its subject ("I", not the
+    /// "my" of "my novel's villain").
     static func isWriter(_ words: [String], span: Range<Int>, clauseStart: Int) -> Bool {
         if words[span].contains(where: writer.contains) { return true }
         for index in stride(from: span.lowerBound - 1, through: max(clauseStart, span.lowerBound - 6), by: -1) {
-            if writer.contains(words[index]) { return true }
+            if words[index] == "i" || words[index] == "me" { return true }
             if others.contains(words[index]) { return false }
         }
         return false

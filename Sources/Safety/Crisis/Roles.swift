@@ -49,6 +49,7 @@ enum Roles {
         "head", "neck", "throat", "stomach", "face", "hand", "hands", "chest", "ribs", "body", "fingers", "nails", "hair", "belly",
     ]
     static let writer: Set<String> = ["i", "me", "myself"]
+    static let reflexive: Set<String> = ["himself", "herself", "themselves", "themself"]
     static let others: Set<String> = Subject.others.union([
         "stranger", "strangers", "cyclist", "cyclists", "landlord", "manager", "boss", "coach", "teacher", "husbands", "wifes",
         "ex", "gf", "bf", "mum", "dads", "moms", "lady", "guy", "kid", "twins", "infant", "newborn", "one", "himself",
@@ -97,8 +98,13 @@ enum Roles {
                 kind = .harmToOthers
             case (.other?, .other):
                 kind = .thirdParty
+            case (_, .other) where reflexive.contains(words[target.index]):
+                // "wants to kill himself": their risk, whoever tells it.
+                kind = .thirdParty
             case (nil, .other):
-                continue
+                // "lost my temper and choked my girlfriend": chat drops the "I", not the doer.
+                guard words[clause].contains(where: { $0 == "my" || $0 == "i" }) || index == clause.lowerBound else { continue }
+                kind = .harmToOthers
             }
             // Someone hurting someone else is usually serious only with a serious act ("holds a knife to him").
             let weight = kind == .thirdParty && strength < 0.9 ? 0.5 : strength * 0.85
@@ -128,6 +134,7 @@ enum Roles {
                 if body.contains(next) { return (owner, true, index + 1) }
                 if others.contains(next) { return (.other, false, index + 1) }
                 if index + 2 < clause.upperBound, body.contains(words[index + 2]) { return (owner, true, index + 2) }
+                if index + 2 < clause.upperBound, others.contains(words[index + 2]) { return (.other, false, index + 2) }
                 if owner == .other, word == "her" { return (.other, false, index) }
                 return nil
             }

@@ -147,7 +147,7 @@ public struct Tokens: Sendable {
         "od": ["overdose"], "oding": ["overdosing"], "oded": ["overdosed"],
         "meds": ["pills"], "tablets": ["pills"], "painkillers": ["pills"], "sleepingpills": ["pills"],
         "offing": ["killing"], "mself": ["myself"], "meself": ["myself"], "myslef": ["myself"],
-        "ded": ["dead"], "cutt": ["cut"], "cutted": ["cut"], "cuting": ["cutting"], "hurtin": ["hurting"], "cuttin": ["cutting"], "goin": ["going"],
+        "ded": ["dead"], "kil": ["kill"], "kll": ["kill"], "cutt": ["cut"], "cutted": ["cut"], "cuting": ["cutting"], "hurtin": ["hurting"], "cuttin": ["cutting"], "goin": ["going"],
         "nothin": ["nothing"], "noone": ["nobody"], "everyones": ["everyone"], "every1": ["everyone"],
     ]
 }

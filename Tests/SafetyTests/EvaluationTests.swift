@@ -1,0 +1,39 @@
+import Evaluation
+import Foundation
+import Testing
+
+@Suite struct EvaluationTests {
+    func file(_ lines: [String]) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("eval-\(UUID().uuidString).jsonl").path
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func crisisReportEndsWithKeyValues() throws {
+        let path = try file([
+            #"{"text": "I want to kill myself", "crisis": true, "kind": "suicidal"}"#,
+            #"{"text": "my boyfriend hits me", "crisis": true, "kind": "abuse"}"#,
+            #"{"text": "this deadline is killing me", "crisis": false}"#,
+            "",
+            #"{"text": "how do I ask for a raise", "crisis": false}"#,
+        ])
+        let report = try CrisisEvaluation().run(file: path)
+        let last = try #require(report.last)
+        let pairs = Dictionary(uniqueKeysWithValues: last.split(separator: " ").map { pair in
+            let parts = pair.split(separator: "=")
+            return (String(parts[0]), String(parts[1]))
+        })
+        #expect(pairs["recall"] == "1.00")
+        #expect(pairs["fpr"] == "0.00")
+        #expect(pairs["n"] == "4")
+        #expect(pairs["p99_us"].flatMap(Int.init) != nil)
+        #expect(report.contains { $0.hasPrefix("  abuse") && $0.hasSuffix("1/1") })
+    }
+
+    @Test func aBadLineIsReportedByNumber() throws {
+        let path = try file([#"{"text": "fine", "crisis": false}"#, #"{"text": "no label"}"#])
+        #expect { try CrisisEvaluation().run(file: path) } throws: { error in
+            String(describing: error).hasSuffix(":2: missing \"crisis\"")
+        }
+    }
+}
