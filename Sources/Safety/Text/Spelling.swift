@@ -12,7 +12,7 @@ enum Spelling {
     /// Real words near a target, and the targets themselves.
     static let known: Set<String> = Set(targets).union([
         "hunting", "hurling", "hurtling", "harping", "cuttings", "dyeing", "suicides", "killings", "strangle",
-        "strangles", "threaten", "overdoses", "abuse", "abuser", "abuses", "hopes", "goodbyes", "hurtin", "himselfs",
+        "strangles", "threaten", "overdoses", "abuse", "abuser", "abuses",
     ])
 
     static func correct(_ word: String) -> String? {

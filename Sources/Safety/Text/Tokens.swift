@@ -73,10 +73,6 @@ public struct Tokens: Sendable {
 
     public var words: [String] { tokens.map(\.word) }
 
-    public func contains(_ word: String) -> Bool {
-        tokens.contains { $0.word == word }
-    }
-
     /// One raw word as zero or more normalised words.
     static func normalise(_ raw: String) -> [String] {
         var word = raw.lowercased()
