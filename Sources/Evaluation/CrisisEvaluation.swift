@@ -22,13 +22,13 @@ public struct CrisisEvaluation {
         for example in examples {
             let assessment = timings.measure { detector.assess(example.text) }
             if example.crisis {
-                let label = example.kind.map { perKind[$0, default: (0, 0)] }
                 if assessment.isCrisis {
                     truePositives += 1
                     if assessment.kind == example.kind { kindCorrect += 1 }
                 }
-                if let kind = example.kind, let label {
-                    perKind[kind] = (label.found + (assessment.isCrisis ? 1 : 0), label.total + 1)
+                if let kind = example.kind {
+                    perKind[kind, default: (0, 0)].found += assessment.isCrisis ? 1 : 0
+                    perKind[kind, default: (0, 0)].total += 1
                 }
                 if !assessment.isCrisis { errors.append("missed \(example.kind?.rawValue ?? "crisis"): \(example.text)  \(assessment.signals)") }
             } else if assessment.isCrisis {

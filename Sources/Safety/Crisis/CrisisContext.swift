@@ -136,22 +136,23 @@ enum Subject {
 
     /// The nearest subject before `start` in the clause is another person.
     static func isSomeoneElse(_ words: [String], before start: Int, clauseStart: Int) -> Bool {
-        for index in stride(from: start - 1, through: max(clauseStart, start - 6), by: -1) {
-            if writer.contains(words[index]) { return false }
-            if others.contains(words[index]) { return true }
-        }
-        return false
+        nearest(words, before: start, clauseStart: clauseStart, writer: writer) == .other
     }
 
     /// The cue names the writer ("myself", "hit me", "end my life") or the writer is its subject ("I", not the
     /// "my" of "my novel's villain").
     static func isWriter(_ words: [String], span: Range<Int>, clauseStart: Int) -> Bool {
-        if words[span].contains(where: writer.contains) { return true }
-        for index in stride(from: span.lowerBound - 1, through: max(clauseStart, span.lowerBound - 6), by: -1) {
-            if words[index] == "i" || words[index] == "me" { return true }
-            if others.contains(words[index]) { return false }
+        words[span].contains(where: writer.contains)
+            || nearest(words, before: span.lowerBound, clauseStart: clauseStart, writer: ["i", "me"]) == .writer
+    }
+
+    /// Who the nearest person word in the six before `start` (within the clause) is, if any.
+    static func nearest(_ words: [String], before start: Int, clauseStart: Int, writer: Set<String>) -> Roles.Party? {
+        for index in stride(from: start - 1, through: max(clauseStart, start - 6), by: -1) {
+            if writer.contains(words[index]) { return .writer }
+            if others.contains(words[index]) { return .other }
         }
-        return false
+        return nil
     }
 
     /// The quotation the word at `start` sits in is introduced by someone close ("my sister texted 'I want to die'").
@@ -165,43 +166,48 @@ enum Subject {
 
 /// Everyday hyperbole that uses crisis words: each veto names the kinds it cancels in its clause.
 enum Figurative {
-    static let vetoes: [(TokenPattern, Set<CrisisKind>)] = [
-        (TokenPattern("killing|killed|kill|kills|slay|slaying|slayed|murder|murdered|murdering|nailed|crushed|crushing|smashed|smashing it|this|that"), [.harmToOthers, .suicidal]),
-        (TokenPattern("kill|killing|die|dying|murder for|over a|an|some|one"), [.harmToOthers, .suicidal]),
-        (TokenPattern("to die for"), [.suicidal]),
-        (TokenPattern("dying|die|dead to|for see|try|know|get|go|meet|hear|read|watch|tell|start|eat|have|find|share|show|try"), [.suicidal]),
-        (TokenPattern("die|died|dying|dead of|from|with|laughing laughter|laughing|embarrassment|shame|boredom|cringe|cuteness|jealousy|envy|excitement|curiosity|heat|hunger|thirst|happiness|joy|anticipation|suspense|secondhand|second_hand|fomo|cold"), [.suicidal]),
-        (TokenPattern("kill|killing time|two_birds|the_lights|the_engine|the_music|the_mood|the_vibe|it|the_game|the_interview|the_presentation|the_exam|the_test|the_workout|my_workout|my_presentation|my_interview|the_bugs|the_process|the_app|my_cravings|the_cravings|the_noise|the_pain|weeds|the_weeds"), [.harmToOthers, .suicidal]),
-        (TokenPattern("beat|beating|smash|crush|destroy|destroying|crushing|kill|murder|hit my|the|their|his|her|our|a|this|that|next? record|pr|prs|time|times|score|personal_best|pb|goal|goals|target|targets|high_score|opponent|opponents|rival|team|competition|game|race|deadline|deadlines|inbox|workout|leg_day|presentation|exam|interview|test|cravings|habit|addiction|procrastination|streak|quota|numbers|boss|level|wall|snooze|plateau|traffic|rush|heat"), [.harmToOthers, .abuse, .selfHarm]),
-        (TokenPattern("shoot|shooting my_shot|a|the|some|photos|video|videos|film|hoops|for|an_email|a_message|a_text|him_a|her_a|them_a|me_a|me_an|the_breeze|my_shot|pool|content"), [.harmToOthers, .suicidal]),
-        (TokenPattern("photo|video|product shoot|shoots"), [.harmToOthers, .suicidal]),
-        (TokenPattern("attack|attacking|tackle|tackling the|this|my|that|a ~1 problem|day|week|task|project|list|backlog|goal|goals|mountain|hill|workout|presentation|pile|inbox|morning"), [.harmToOthers]),
-        (TokenPattern("hit|hits|hitting me up|with"), [.abuse, .thirdParty]),
-        (TokenPattern("it|that|reality|realization|news|truth|grief|loneliness|this hit|hits|hurt|hurts me"), [.abuse]),
-        (TokenPattern("grabbed|grabs|threw|throws|beat|beats|kicked|kicks me at|out|off|a|an|some|coffee|lunch|dinner|surprise|party|bone|curveball|again_at|at_chess|to_it"), [.abuse, .thirdParty]),
-        (TokenPattern("sparring|boxing|mma|bjj|jiujitsu|judo|karate|rugby|football|hockey|tackle|tackled|dodgeball|paintball|lacrosse|wrestling|kickboxing|krav|muay|taekwondo|fencing|pillow_fight|water_fight|snowball"), [.abuse, .thirdParty, .harmToOthers]),
-        (TokenPattern("dye my|her|his|the|it|hair|roots"), [.suicidal]),
-        (TokenPattern("disappear|vanish|escape|hide for|to a|the|some ~1 week|weekend|day|days|while|bit|month|holiday|vacation|hour|hours|cabin|island|beach"), [.suicidal]),
-        (TokenPattern("what|how would|do|should|can you|i|one say|respond|reply|answer|react|handle|help|support ~2 if|when|to someone|somebody|a_person|a_friend|a_user|a_client|people"), [.suicidal, .thirdParty]),
-        (TokenPattern("gone for|on|to|away"), [.suicidal]),
-        (TokenPattern("could|would kill a|an man|horse|army|elephant"), [.harmToOthers, .thirdParty]),
-        (TokenPattern("drop dead|dead gorgeous|dead tired|dead on|dead serious|dead set|dead end|deadline|deadlines|dead_last|dead_weight|dead_inside_lol"), [.suicidal]),
-        (TokenPattern("going|gonna|will|would|could|about to? die|dying ~1 if|of|from"), [.suicidal]),
-        (TokenPattern("kill|killing|murder|strangle|strangling|throttle|beat|smack|slap ~1 him|her|them|my|the|you|your|this|that ~3 if|when|for|over|because ~4 fries|leftovers|food|snacks|coffee|cake|chocolate|pizza|car|phone|charger|spoilers|spoiler|show|socks|dishes|laundry|remote|late|again|snoring|chewing|forgets|forgot|ate|eats|eating|finished|drank|took|borrowed|wakes|woke|spoils|spoiled|leaves|left|touches|touched"), [.harmToOthers, .thirdParty]),
-    ]
+    struct Veto {
+        let pattern: TokenPattern
+        let kinds: Set<CrisisKind>
+        /// Words that, anywhere in the clause, keep the cue after all.
+        var unless: Set<String> = []
+    }
 
-    /// "My mum will kill me if I fail": a threat nobody made. Someone who *said* it ("he said he'd kill me if I
-    /// leave") is a real one, so a reporting verb in the clause keeps the cue.
-    static let hyperbolicThreat = TokenPattern("will|would|going_to|gonna|ll ~1 kill|murder|strangle|skin|slaughter|throttle|end|destroy me ~2 if|when|for")
-    static let reported: Set<String> = ["said", "says", "told", "threatened", "threatens", "swore", "warned", "texted", "screamed", "yelled"]
+    static let vetoes: [Veto] = [
+        Veto(pattern: TokenPattern("killing|killed|kill|kills|slay|slaying|slayed|murder|murdered|murdering|nailed|crushed|crushing|smashed|smashing it|this|that"), kinds: [.harmToOthers, .suicidal]),
+        Veto(pattern: TokenPattern("kill|killing|die|dying|murder for|over a|an|some|one"), kinds: [.harmToOthers, .suicidal]),
+        Veto(pattern: TokenPattern("to die for"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("dying|die|dead to|for see|try|know|get|go|meet|hear|read|watch|tell|start|eat|have|find|share|show|try"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("die|died|dying|dead of|from|with|laughing laughter|laughing|embarrassment|shame|boredom|cringe|cuteness|jealousy|envy|excitement|curiosity|heat|hunger|thirst|happiness|joy|anticipation|suspense|secondhand|second_hand|fomo|cold"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("kill|killing time|two_birds|the_lights|the_engine|the_music|the_mood|the_vibe|it|the_game|the_interview|the_presentation|the_exam|the_test|the_workout|my_workout|my_presentation|my_interview|the_bugs|the_process|the_app|my_cravings|the_cravings|the_noise|the_pain|weeds|the_weeds"), kinds: [.harmToOthers, .suicidal]),
+        Veto(pattern: TokenPattern("beat|beating|smash|crush|destroy|destroying|crushing|kill|murder|hit my|the|their|his|her|our|a|this|that|next? record|pr|prs|time|times|score|personal_best|pb|goal|goals|target|targets|high_score|opponent|opponents|rival|team|competition|game|race|deadline|deadlines|inbox|workout|leg_day|presentation|exam|interview|test|cravings|habit|addiction|procrastination|streak|quota|numbers|boss|level|wall|snooze|plateau|traffic|rush|heat"), kinds: [.harmToOthers, .abuse, .selfHarm]),
+        Veto(pattern: TokenPattern("shoot|shooting my_shot|a|the|some|photos|video|videos|film|hoops|for|an_email|a_message|a_text|him_a|her_a|them_a|me_a|me_an|the_breeze|my_shot|pool|content"), kinds: [.harmToOthers, .suicidal]),
+        Veto(pattern: TokenPattern("photo|video|product shoot|shoots"), kinds: [.harmToOthers, .suicidal]),
+        Veto(pattern: TokenPattern("attack|attacking|tackle|tackling the|this|my|that|a ~1 problem|day|week|task|project|list|backlog|goal|goals|mountain|hill|workout|presentation|pile|inbox|morning"), kinds: [.harmToOthers]),
+        Veto(pattern: TokenPattern("hit|hits|hitting me up|with"), kinds: [.abuse, .thirdParty]),
+        Veto(pattern: TokenPattern("it|that|reality|realization|news|truth|grief|loneliness|this hit|hits|hurt|hurts me"), kinds: [.abuse]),
+        Veto(pattern: TokenPattern("grabbed|grabs|threw|throws|beat|beats|kicked|kicks me at|out|off|a|an|some|coffee|lunch|dinner|surprise|party|bone|curveball|again_at|at_chess|to_it"), kinds: [.abuse, .thirdParty]),
+        Veto(pattern: TokenPattern("sparring|boxing|mma|bjj|jiujitsu|judo|karate|rugby|football|hockey|tackle|tackled|dodgeball|paintball|lacrosse|wrestling|kickboxing|krav|muay|taekwondo|fencing|pillow_fight|water_fight|snowball"), kinds: [.abuse, .thirdParty, .harmToOthers]),
+        Veto(pattern: TokenPattern("dye my|her|his|the|it|hair|roots"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("disappear|vanish|escape|hide for|to a|the|some ~1 week|weekend|day|days|while|bit|month|holiday|vacation|hour|hours|cabin|island|beach"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("what|how would|do|should|can you|i|one say|respond|reply|answer|react|handle|help|support ~2 if|when|to someone|somebody|a_person|a_friend|a_user|a_client|people"), kinds: [.suicidal, .thirdParty]),
+        Veto(pattern: TokenPattern("gone for|on|to|away"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("could|would kill a|an man|horse|army|elephant"), kinds: [.harmToOthers, .thirdParty]),
+        Veto(pattern: TokenPattern("drop dead|dead gorgeous|dead tired|dead on|dead serious|dead set|dead end|deadline|deadlines|dead_last|dead_weight|dead_inside_lol"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("going|gonna|will|would|could|about to? die|dying ~1 if|of|from"), kinds: [.suicidal]),
+        Veto(pattern: TokenPattern("kill|killing|murder|strangle|strangling|throttle|beat|smack|slap ~1 him|her|them|my|the|you|your|this|that ~3 if|when|for|over|because ~4 fries|leftovers|food|snacks|coffee|cake|chocolate|pizza|car|phone|charger|spoilers|spoiler|show|socks|dishes|laundry|remote|late|again|snoring|chewing|forgets|forgot|ate|eats|eating|finished|drank|took|borrowed|wakes|woke|spoils|spoiled|leaves|left|touches|touched"), kinds: [.harmToOthers, .thirdParty]),
+        // "My mum will kill me if I fail": a threat nobody made. Someone who *said* it ("he said he'd kill me if I
+        // leave") is a real one, so a reporting verb in the clause keeps the cue.
+        Veto(pattern: TokenPattern("will|would|going_to|gonna|ll ~1 kill|murder|strangle|skin|slaughter|throttle|end|destroy me ~2 if|when|for"),
+             kinds: [.abuse],
+             unless: ["said", "says", "told", "threatened", "threatens", "swore", "warned", "texted", "screamed", "yelled"]),
+    ]
 
     static func vetoedKinds(_ words: [String], clause: Range<Int>) -> Set<CrisisKind> {
         var kinds = Set<CrisisKind>()
-        for (pattern, vetoed) in vetoes where !vetoed.isSubset(of: kinds) && pattern.firstMatch(in: words, range: clause) != nil {
-            kinds.formUnion(vetoed)
-        }
-        if hyperbolicThreat.firstMatch(in: words, range: clause) != nil, !words[clause].contains(where: reported.contains) {
-            kinds.insert(.abuse)
+        for veto in vetoes where !veto.kinds.isSubset(of: kinds) && veto.pattern.firstMatch(in: words, range: clause) != nil {
+            if !veto.unless.isEmpty, words[clause].contains(where: veto.unless.contains) { continue }
+            kinds.formUnion(veto.kinds)
         }
         return kinds
     }

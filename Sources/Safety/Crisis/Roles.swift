@@ -79,8 +79,8 @@ enum Roles {
             let kind: CrisisKind
             switch (doer, target.party) {
             case (.writer?, .writer):
-                guard injuring.contains(words[index]), target.body || words[target.index] == "myself" else { continue }
-                if words[clause].contains(where: accidental.contains), !onPurpose(words, clause: clause) { continue }
+                guard injuring.contains(words[index]), target.body || words[target.index] == "myself",
+                      !isAccident(words, clause: clause) else { continue }
                 kind = .selfHarm
             case (.other?, .writer):
                 kind = .abuse
@@ -89,7 +89,7 @@ enum Roles {
                     kind = .abuse
                 } else if target.body, injuring.contains(words[index]) {
                     // "burned my wrist with a lighter": the writer, unnamed, did it.
-                    if words[clause].contains(where: accidental.contains), !onPurpose(words, clause: clause) { continue }
+                    if isAccident(words, clause: clause) { continue }
                     kind = .selfHarm
                 } else {
                     continue
@@ -145,8 +145,10 @@ enum Roles {
         return nil
     }
 
-    static func onPurpose(_ words: [String], clause: Range<Int>) -> Bool {
+    /// Cooking, sport or a fall, unless the clause says it was on purpose.
+    static func isAccident(_ words: [String], clause: Range<Int>) -> Bool {
         let text = words[clause]
-        return text.contains("purpose") || text.contains("deliberately") || text.contains("intentionally")
+        guard text.contains(where: accidental.contains) else { return false }
+        return !(text.contains("purpose") || text.contains("deliberately") || text.contains("intentionally"))
     }
 }
