@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthApp", "Coaching", "Evaluation",
+                "HearthApp", "Coaching", "CoachingDomains", "Evaluation", "Safety",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "HearthApp",
             dependencies: [
-                "HearthPlatform", "Accounts", "Console", "Coaching", "LLM", "Memory",
+                "HearthPlatform", "Accounts", "Console", "Coaching", "CoachingDomains", "LLM", "Memory", "Safety",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,6 +95,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "CoachingDomains",
+            dependencies: [
+                "HearthPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Evaluation",
             dependencies: ["Safety"],
             swiftSettings: swiftSettings
@@ -111,7 +122,7 @@ let package = Package(
         .target(
             name: "Coaching",
             dependencies: [
-                "HearthPlatform", "Accounts", "LLM", "Memory",
+                "HearthPlatform", "Accounts", "LLM", "Memory", "Safety", "CoachingDomains",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -179,6 +190,11 @@ let package = Package(
                 "HearthPlatform", "HearthTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CoachingDomainsTests",
+            dependencies: ["CoachingDomains", "HearthTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import Safety
 import Hummingbird
 
 /// The kinds of session a thread can be (Serenity's session types); they shape the coach's instructions.
@@ -71,6 +72,10 @@ struct Cursor {
 public struct PromptPreview: ResponseEncodable, Sendable {
     public struct Message: Encodable, Sendable { let role: String; let content: String }
     public struct Section: Encodable, Sendable { let title: String; let items: [String] }
+    /// The coaching domain the message would be answered in.
+    public let domain: String?
+    /// The crisis the message shows, if any (nothing is recorded for a preview).
+    public let crisis: CrisisKind?
     public let system: String
     public let messages: [Message]
     /// The remembered context that made it into the system prompt, section by section.

@@ -1,11 +1,13 @@
 import Accounts
 import Coaching
+import CoachingDomains
 import Console
 import LLM
 import Foundation
 import HearthPlatform
 import Logging
 import PostgresNIO
+import Safety
 
 /// What the `hearth` subcommands do, kept here so the executable only parses arguments.
 public enum AdminTasks {
@@ -88,6 +90,34 @@ extension AdminTasks {
                     try await store.remove(position, on: connection)
                 }
             }
+        }
+    }
+}
+
+extension AdminTasks {
+    /// Runs `body` with the domains feature and the tenant `slug`.
+    public static func withDomains<T: Sendable>(
+        _ config: Config, logger: Logger, tenantSlug: String, _ body: @Sendable (CoachingDomains, Tenant) async throws -> T
+    ) async throws -> T {
+        let keyRing = try config.requireKeyRing()
+        let defaults = try DomainFiles.load(config.domainFiles.path)
+        return try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
+            guard let tenant = try await TenantStore(database: database, keyRing: keyRing).find(slug: tenantSlug) else {
+                throw ConfigError("no tenant with slug '\(tenantSlug)'")
+            }
+            return try await body(CoachingDomains(database: database, defaults: defaults), tenant)
+        }
+    }
+
+    /// Sets a tenant's crisis resources (and optionally its disclaimer) for a locale.
+    public static func setSafety(_ config: Config, logger: Logger, tenantSlug: String, locale: String, resources: [CrisisResource],
+                                 disclaimer: Disclaimer?) async throws {
+        let keyRing = try config.requireKeyRing()
+        try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
+            guard let tenant = try await TenantStore(database: database, keyRing: keyRing).find(slug: tenantSlug) else {
+                throw ConfigError("no tenant with slug '\(tenantSlug)'")
+            }
+            try await SafetySettings(database: database).save(tenantID: tenant.id, locale: locale, resources: resources, disclaimer: disclaimer)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Accounts
 import AsyncHTTPClient
 import Coaching
+import CoachingDomains
 import Foundation
 import HearthPlatform
 import Hummingbird
@@ -50,14 +51,20 @@ public func buildApplication(
     MeController(accounts: accounts, exportSections: [conversations, contextProfiles, memory]).addRoutes(to: identified)
     let providerHTTP = ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
     let providers = ProviderFactory(client: providerHTTP.client, options: config.llm)
-    let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers)
-    ThreadsController(conversations: conversations).addRoutes(to: identified)
+    // The domain files must parse: a server that cannot give new tenants their domains should not start.
+    let domains = CoachingDomains(database: database, defaults: try DomainFiles.load(config.domainFiles.path))
+    let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers, domains: domains)
+    SafetyController(settings: SafetySettings(database: database)).addRoutes(to: api)
+    DomainsController(domains: domains).addRoutes(to: api)
+    ThreadsController(conversations: conversations, domains: domains).addRoutes(to: identified)
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
     ContextController(profiles: contextProfiles).addRoutes(to: identified)
     MemoryController(memory: memory).addRoutes(to: identified)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]
+    services.append(DomainFileWatcher(domains: domains, tenants: tenants, directory: config.domainFiles,
+                                      interval: config.domainsPollInterval, logger: logger))
     if config.jobs.workers > 0 {
         let writer = MemoryWriter(database: database, keyRing: keyRing, transcripts: conversations,
                                   models: MemoryModelSource(database: database, factory: providers), options: config.memoryWriting)

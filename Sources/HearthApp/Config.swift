@@ -37,11 +37,17 @@ public struct Config: Sendable {
     public var memoryWriting = MemoryWriter.Options()
     /// The "forget everything" cool-down and window.
     public var memory = MemoryService.Options()
+    /// The coaching domain files: the defaults new tenants start with, and edits picked up while running
+    /// (docs/domains.md). Defaults to `domains/` in the resources directory.
+    public var domainsDirectory: URL?
+    /// How often the domain files are checked for edits; zero: only at startup.
+    public var domainsPollInterval: Duration = .seconds(10)
 
     public init() {}
 
     public var migrationsDirectory: URL { resourcesDirectory.appendingPathComponent("migrations") }
     public var openAPIFile: URL { resourcesDirectory.appendingPathComponent("docs/openapi.yaml") }
+    public var domainFiles: URL { domainsDirectory ?? resourcesDirectory.appendingPathComponent("domains") }
 
     public func requireDatabaseURL() throws -> DatabaseURL {
         guard let databaseURL else { throw ConfigError("HEARTH_DATABASE_URL is not set") }
@@ -94,6 +100,8 @@ public struct Config: Sendable {
         config.jobs.workers = try reader.integer("HEARTH_JOB_WORKERS", default: config.jobs.workers, range: 0...64)
         config.jobs.pollInterval = .milliseconds(try reader.integer("HEARTH_JOB_POLL_MS", default: 1000, range: 10...60_000))
         config.memoryWriting.idleAfter = .seconds(try reader.integer("HEARTH_MEMORY_IDLE_MINUTES", default: 30, range: 1...1440) * 60)
+        config.domainsDirectory = reader.string("HEARTH_DOMAINS_DIR").map { URL(fileURLWithPath: $0) }
+        config.domainsPollInterval = .seconds(try reader.integer("HEARTH_DOMAINS_POLL_SECONDS", default: 10, range: 0...86_400))
         config.memory.forgetCoolDown = .seconds(try reader.integer("HEARTH_MEMORY_FORGET_COOLDOWN_SECONDS", default: 60, range: 0...86_400))
         if let unknown = reader.unknownKeys().first {
             throw ConfigError("\(unknown) is not a Hearth setting (see docs/configuration.md)")

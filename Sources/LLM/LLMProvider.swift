@@ -97,4 +97,9 @@ public enum PromptHeadings {
     public static let relevant = "Remembered and relevant to what they just said"
     /// How an item of `relevant` that is an earlier session begins: "In the session of Mar 3: …".
     public static let sessionItem = "In the session of "
+    /// The coaching domain's voice and method.
+    public static let domain = "Coaching domain"
+    /// Crisis support: what to do now, then one `Resource: name — how to reach it` item per resource.
+    public static let crisis = "Crisis support (this comes before everything else)"
+    public static let resourceItem = "Resource: "
 }

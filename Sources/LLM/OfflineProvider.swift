@@ -54,6 +54,9 @@ public struct OfflineProvider: LLMProvider {
         let last = request.messages.last(where: { $0.role == .user })?.content ?? ""
         let seed = stableHash(last + "\u{1}" + String(request.messages.count))
         let acknowledgement = acknowledgements[Int(seed % UInt64(acknowledgements.count))]
+        // Crisis support replaces coaching: stay, be honest about the limits, and name the people who can help.
+        let crisis = section(PromptHeadings.crisis, in: request.system)
+        if !crisis.isEmpty { return crisisReply(crisis) }
         // A pattern memory asks to raise replaces the reflection and the question: it ends with its own.
         if let pattern = section(PromptHeadings.pattern, in: request.system).first {
             return [acknowledgement, pattern.components(separatedBy: " Raise it gently").first ?? pattern].joined(separator: " ")
@@ -62,6 +65,22 @@ public struct OfflineProvider: LLMProvider {
         let callback = section(PromptHeadings.relevant, in: request.system).first.map(recall) ?? ""
         let reflection = reflect(last)
         return [acknowledgement, callback, reflection, question].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+
+    /// What the offline coach says in crisis support (Journey 4): warm, honest that a coaching tool is not
+    /// enough, the resources by name, and a question that keeps the conversation open.
+    static func crisisReply(_ items: [String]) -> String {
+        let resources = items.filter { $0.hasPrefix(PromptHeadings.resourceItem) }.prefix(2)
+            .map { $0.dropFirst(PromptHeadings.resourceItem.count).replacingOccurrences(of: " — ", with: " (") + ")" }
+        let reach = resources.isEmpty ? "" : "You can reach " + resources.joined(separator: " or ") + " right now."
+        if items.first?.hasPrefix("Someone they know") == true {
+            return ["Thank you for telling me — that sounds frightening, and it matters that you reached out.",
+                    "If they are in immediate danger, please call your local emergency number now.", reach,
+                    "I'm here with you too. How are you holding up?"].filter { !$0.isEmpty }.joined(separator: " ")
+        }
+        return ["I hear you, and what you're feeling sounds really heavy.",
+                "I want to be honest — this is beyond what I can help with as a coaching tool, and you deserve to talk to someone trained for exactly this.",
+                reach, "I'm still here with you. Are you safe right now?"].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// The items of a `## heading` section of the system prompt.

@@ -4,12 +4,13 @@ import Foundation
 import HearthApp
 import HearthPlatform
 import Logging
+import Safety
 
 struct TenantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant",
         abstract: "Create, list and configure tenants and their client keys.",
-        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self]
+        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -124,4 +125,32 @@ extension TenantCommand {
 func withTenantStore<T: Sendable>(_ body: @Sendable (TenantStore) async throws -> T) async throws -> T {
     let config = try Config.loadForCommand()
     return try await AdminTasks.withTenants(config, logger: Logger(label: "hearth.tenant"), body)
+}
+
+extension TenantCommand {
+    struct SafetyResources: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "safety",
+            abstract: "Set a tenant's crisis resources (and optionally disclaimer) for a locale, served by GET /v1/safety and the crisis event.",
+            discussion: #"The file is a JSON array: [{"name": "...", "description": "...", "phone": "...", "text": "...", "url": "..."}]."#
+        )
+        @Argument var slug: String
+        @Option(help: "A language tag (en-GB, en) or default.") var locale: String
+        @Option(help: "The JSON file of resources.") var resources: String
+        @Option(help: "The short disclaimer (with --disclaimer-full).") var disclaimerShort: String?
+        @Option(help: "The full disclaimer (with --disclaimer-short).") var disclaimerFull: String?
+
+        func run() async throws {
+            let list = try JSONDecoder().decode([CrisisResource].self, from: Data(contentsOf: URL(fileURLWithPath: resources)))
+            let disclaimer: Disclaimer?
+            switch (disclaimerShort, disclaimerFull) {
+            case let (short?, full?): disclaimer = Disclaimer(short: short, full: full)
+            case (nil, nil): disclaimer = nil
+            default: throw ValidationError("give both --disclaimer-short and --disclaimer-full, or neither")
+            }
+            try await AdminTasks.setSafety(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug,
+                                           locale: locale, resources: list, disclaimer: disclaimer)
+            print("\(slug) \(locale): \(list.count) crisis resources")
+        }
+    }
 }

@@ -3,6 +3,7 @@ import HearthPlatform
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Safety
 
 /// `/v1/threads/{threadID}/messages`: history, sending a message (the streamed turn), resuming a stream,
 /// and retrying an interrupted answer.
@@ -21,6 +22,8 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         let assistantMessage: MessageView
         let usage: Usage?
         let error: Failure?
+        /// Present when the message showed a crisis: show these resources with the answer.
+        var crisis: CrisisEvent? = nil
     }
 
     let conversations: Conversations
@@ -66,7 +69,9 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         let threadID = try ThreadsController<Context>.threadID(context)
         let idempotencyKey = try Self.idempotencyKey(request)
         let content = try await Self.content(of: request, context: context)
-        let start = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content, idempotencyKey: idempotencyKey)
+        let locale = CrisisResources.preferredLocale(acceptLanguage: request.headers[.acceptLanguage])
+        let start = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content,
+                                        idempotencyKey: idempotencyKey, locale: locale)
         return try await respond(start, request: request, context: context, tenant: tenant, identity: identity)
     }
 
@@ -128,7 +133,7 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
             let message = MessageView(id: generation.assistantMessageID, role: "assistant", content: outcome.content, status: outcome.status,
                                       replyTo: generation.userMessageID, provider: outcome.provider, model: outcome.model, createdAt: Date())
             return try TurnResponse(userMessageId: generation.userMessageID, assistantMessage: message, usage: outcome.usage,
-                                    error: outcome.errorCode.map { .init(code: $0, retryable: true) })
+                                    error: outcome.errorCode.map { .init(code: $0, retryable: true) }, crisis: outcome.crisis)
                 .response(from: request, context: context)
         case .stored(let threadID, let userMessageID, let assistantMessageID):
             let (message, usage) = try await conversations.message(tenant: tenant, identity: identity, threadID: threadID, id: assistantMessageID)

@@ -1,3 +1,4 @@
+import CoachingDomains
 import Foundation
 import HearthPlatform
 import Hummingbird
@@ -19,9 +20,11 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
     }
 
     let conversations: Conversations
+    let domains: CoachingDomains
 
-    public init(conversations: Conversations) {
+    public init(conversations: Conversations, domains: CoachingDomains) {
         self.conversations = conversations
+        self.domains = domains
     }
 
     public func addRoutes(to group: RouterGroup<Context>) {
@@ -35,9 +38,14 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
 
     @Sendable func create(_ request: Request, context: Context) async throws -> EditedResponse<ThreadView> {
         let body = try await request.decode(as: CreateRequest.self, context: context)
+        let tenant = try context.requireTenant()
+        let domain = try Self.validDomain(body.domain)
+        if let domain, try await domains.currentCatalog(tenantID: tenant.id).definition(domain) == nil {
+            throw APIError.validation("domain '\(domain)' is not one of this app's coaching domains (GET /v1/domains).")
+        }
         let thread = try await conversations.create(
-            tenant: context.requireTenant(), identity: context.requireIdentity(),
-            sessionType: body.sessionType ?? .freeform, domain: try Self.validDomain(body.domain), title: try Self.validTitle(body.title)
+            tenant: tenant, identity: context.requireIdentity(),
+            sessionType: body.sessionType ?? .freeform, domain: domain, title: try Self.validTitle(body.title)
         )
         return EditedResponse(status: .created, response: thread)
     }
@@ -77,8 +85,8 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
         return title
     }
 
-    /// A domain name: lowercase letters, digits, `-` and `_`, starting with a letter (the domains issue checks
-    /// it against the tenant's configured domains).
+    /// A domain name: lowercase letters, digits, `-` and `_`, starting with a letter (then checked against the
+    /// tenant's enabled domains).
     static func validDomain(_ domain: String?) throws -> String? {
         guard let domain else { return nil }
         guard let first = domain.first, first.isASCII, first.isLowercase, domain.count <= 32,

@@ -90,12 +90,13 @@ struct MessageStore: Sendable {
     }
 
     /// A thread's complete messages after `seq`, oldest first, for Memory's summaries (answers being generated,
-    /// interrupted or failed are not part of what was said).
+    /// interrupted or failed are not part of what was said). A crisis exchange is left out: what someone writes
+    /// in crisis is not a fact or a pattern to coach them on later, and coaching resumes without it (FR22).
     func transcript(threadID: UUID, after seq: Int64, key: SymmetricKey, on connection: PostgresConnection) async throws -> [Transcript.Message] {
         let rows = try await connection.query(
             """
             SELECT id, seq, role, content_ciphertext, created_at FROM messages
-            WHERE thread_id = \(threadID) AND seq > \(seq) AND status = 'complete' ORDER BY seq
+            WHERE thread_id = \(threadID) AND seq > \(seq) AND status = 'complete' AND crisis_kind IS NULL ORDER BY seq
             """,
             logger: logger
         )

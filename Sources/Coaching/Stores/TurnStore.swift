@@ -8,9 +8,9 @@ import Memory
 import PostgresNIO
 
 /// The chat turn's three statements, one round trip each: the functions of migrations/0006_chat_turn.sql and
-/// 0010 and 0012 (decision 0005). They read and write `threads`, `messages`, `user_keys`, `context_profiles`,
-/// `tenant_llm_providers` and `usage_records` on the turn's hot path only; everything else reaches those tables
-/// through their own stores. Memory's tables are read and noted through Memory's own SQL functions
+/// 0010, 0012 and 0014 (decision 0005). They read and write `threads`, `messages`, `user_keys`, `context_profiles`,
+/// `tenant_llm_providers`, `usage_records` and `crisis_events`, and read `tenant_safety_locales` and the stamp of
+/// `domain_versions`, on the turn's hot path only; everything else reaches those tables through their own stores. Memory's tables are read and noted through Memory's own SQL functions
 /// (`hearth_memory_context`, `hearth_memory_note_turn`), and opened by Memory (``TurnMemory/open``).
 /// Each runs outside any transaction: the function scopes its own implicit transaction to the tenant.
 struct TurnStore: Sendable {
@@ -18,6 +18,10 @@ struct TurnStore: Sendable {
     struct Context: Sendable {
         let sessionType: SessionType
         let domain: String?
+        /// When the thread last showed a crisis.
+        let crisisAt: Date?
+        /// The tenant's domain catalog stamp (``CoachingDomains/catalog(tenantID:stamp:)``).
+        let domainStamp: Int64?
         let key: SymmetricKey
         /// Empty when the user has not set one up.
         let profile: ContextProfile
@@ -37,7 +41,8 @@ struct TurnStore: Sendable {
     }
 
     enum Stored: Sendable {
-        case stored(MessageStore.Exchange)
+        /// `resources`: the tenant's crisis resources (JSON) for the first of the locales it has, when locales were given.
+        case stored(MessageStore.Exchange, resources: Data?)
         /// An earlier send with the same idempotency key stored this exchange; nothing was inserted.
         case replay(MessageStore.Exchange)
         case noThread
@@ -57,6 +62,8 @@ struct TurnStore: Sendable {
         )
         var sessionType: SessionType?
         var domain: String?
+        var crisisAt: Date?
+        var domainStamp: Int64?
         var key: SymmetricKey?
         var sealedProfile: Data?
         var memoryRows: [TurnMemory.Row] = []
@@ -68,6 +75,9 @@ struct TurnStore: Sendable {
             case "thread":
                 sessionType = name.flatMap(SessionType.init(rawValue:))
                 domain = model
+                crisisAt = url.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
+            case "domains":
+                domainStamp = reference.flatMap { Int64($0) }
             case "key":
                 guard let number, let sealed else { continue }
                 key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
@@ -88,27 +98,31 @@ struct TurnStore: Sendable {
         guard let sessionType, let key else { return nil }
         let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
         let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
-        return Context(sessionType: sessionType, domain: domain, key: key, profile: profile, memory: memory, providers: providers, history: history)
+        return Context(sessionType: sessionType, domain: domain, crisisAt: crisisAt, domainStamp: domainStamp, key: key, profile: profile, memory: memory, providers: providers, history: history)
     }
 
-    /// Commits the user's message and the placeholder its answer streams into.
+    /// Commits the user's message and the placeholder its answer streams into, with what the turn found: the
+    /// domain (which becomes the thread's) and a crisis (recorded as a `crisis_events` row, by signal names).
     func storeExchange(tenantID: UUID, userID: UUID, threadID: UUID, content: String, idempotencyKey: String?,
-                       key: SymmetricKey) async throws -> Stored {
+                       classification: TurnClassification, locales: [String]?, key: SymmetricKey) async throws -> Stored {
         let question = UUID()
         let answer = UUID()
         let questionSealed = try MessageStore.seal(content, id: question, key: key)
         let answerSealed = try MessageStore.seal("", id: answer, key: key)
+        let crisis = classification.crisis.crisis?.rawValue
+        let signals = classification.crisis.isCrisis ? classification.crisis.signals.map(\.cue) : []
         let rows = try await client.query(
             """
-            SELECT * FROM hearth_turn_store_exchange(\(tenantID), \(userID), \(threadID), \(idempotencyKey),
-                                                     \(question), \(questionSealed), \(answer), \(answerSealed))
+            SELECT outcome, question_id, answer_id, resources::text FROM hearth_turn_store_exchange(
+                \(tenantID), \(userID), \(threadID), \(idempotencyKey), \(question), \(questionSealed), \(answer), \(answerSealed),
+                \(classification.route.domain), \(crisis), \(signals), \(locales))
             """,
             logger: logger
         )
-        for try await (outcome, questionID, answerID) in rows.decode((String, UUID?, UUID?).self) {
+        for try await (outcome, questionID, answerID, resources) in rows.decode((String, UUID?, UUID?, String?).self) {
             switch (outcome, questionID, answerID) {
             case ("stored", let user?, let assistant?):
-                return .stored(.init(userMessageID: user, assistantMessageID: assistant))
+                return .stored(.init(userMessageID: user, assistantMessageID: assistant), resources: resources.map { Data($0.utf8) })
             case ("replay", let user?, let assistant?):
                 return .replay(.init(userMessageID: user, assistantMessageID: assistant))
             case ("no_thread", _, _):

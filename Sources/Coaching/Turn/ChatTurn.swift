@@ -1,4 +1,5 @@
 import Accounts
+import CoachingDomains
 import Crypto
 import Foundation
 import HearthPlatform
@@ -6,12 +7,15 @@ import LLM
 import Logging
 import Memory
 import PostgresNIO
+import Safety
 
 /// The chat turn (the hot path), as ARCHITECTURE.md lays it out:
-/// 1. the user message is committed before any provider call (with its idempotency key);
-/// 2. the prompt is assembled from what the turn read just before;
+/// 1. the message is checked for a crisis and routed to a coaching domain, in process; then it is committed
+///    before any provider call (with its idempotency key, its domain and any crisis it showed);
+/// 2. the prompt is assembled from what the turn read just before (crisis support first when the thread is in it);
 /// 3. the answer streams from the tenant's provider chain into a server-owned ``Generation``;
-/// 4. the assistant message and its usage record are written in one transaction; then `done`.
+/// 4. the answer is reviewed sentence by sentence as it streams (``ResponseReview``); the assistant message and its
+///    usage record are written in one transaction; then `done`.
 /// Steps 1, 2 and 4 are one round trip each (``TurnStore``).
 public struct ChatTurn: Sendable {
     /// What a send or retry led to.
@@ -28,6 +32,8 @@ public struct ChatTurn: Sendable {
     let registry = GenerationRegistry()
     let prompt = PromptAssembler()
     let insights: InsightRecorder
+    let domains: CoachingDomains
+    let safety = TurnSafety()
     let logger: Logger
 
     /// Earlier messages read for the prompt: the short-term tier keeps the last 10 (within its token budget); a
@@ -36,28 +42,37 @@ public struct ChatTurn: Sendable {
     static let unavailableAnswer =
         "I'm sorry — I can't answer right now because the coaching service is temporarily unavailable. Please try again in a moment."
 
-    public init(database: Database, keyRing: KeyRing, factory: ProviderFactory) {
+    public init(database: Database, keyRing: KeyRing, factory: ProviderFactory, domains: CoachingDomains) {
         self.database = database
         self.store = TurnStore(client: database.client, keys: UserDataKeys(keyRing: keyRing, logger: database.logger), logger: database.logger)
         self.messages = MessageStore(logger: database.logger)
         self.factory = factory
         self.insights = InsightRecorder(database: database)
+        self.domains = domains
         self.logger = database.logger
     }
 
-    func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?) async throws -> Start {
+    /// `locale`: the person's language (`Accept-Language`), for the crisis resources.
+    func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?,
+              locale: String?) async throws -> Start {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
+        let history = try context.conversation()
+        let classification = try await classify(content, context: context, history: history, tenantID: tenant.id)
         switch try await store.storeExchange(tenantID: tenant.id, userID: identity.userID, threadID: threadID, content: content,
-                                             idempotencyKey: idempotencyKey, key: context.key) {
-        case .stored(let exchange):
-            var recollection = Recall.recollect(message: content, domain: context.domain, memory: context.memory)
+                                             idempotencyKey: idempotencyKey, classification: classification,
+                                             locales: classification.crisisSupport ? CrisisResources.candidates(for: locale) : nil,
+                                             key: context.key) {
+        case .stored(let exchange, let stored):
+            let plan = Plan(classification: classification,
+                            resources: classification.crisisSupport ? TurnSafety.resources(stored: stored, locale: locale) : [])
+            var recollection = recollect(content, plan: plan, context: context, insights: true)
             if let insight = recollection.insight,
                try await !insights.record(insight, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
                                           messageID: exchange.assistantMessageID, key: context.key) {
                 // Another turn surfaced it first: once is enough.
-                recollection = Recall.recollect(message: content, domain: context.domain, memory: context.memory, insights: false)
+                recollection = recollect(content, plan: plan, context: context, insights: false)
             }
-            return .generating(begin(exchange, context: context, history: try context.conversation(), message: content,
+            return .generating(begin(exchange, context: context, history: history, message: content, plan: plan,
                                      recollection: recollection, tenant: tenant, identity: identity, threadID: threadID))
         case .replay(let exchange):
             if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
@@ -84,18 +99,28 @@ public struct ChatTurn: Sendable {
         // The question being answered again is the newest message before the answer.
         var history = try context.conversation()
         let question = history.last?.role == .user ? history.removeLast().content : ""
-        // An insight is surfaced once, with the first answer; the regenerated one does without.
-        let recollection = Recall.recollect(message: question, domain: context.domain, memory: context.memory, insights: false)
+        // The question is classified again (in process, so nothing is stored twice); its crisis, if any, was
+        // recorded and announced with the first answer. An insight is surfaced once, with the first answer too.
+        let plan = Plan(classification: try await classify(question, context: context, history: history, tenantID: tenant.id),
+                        resources: [])
+        let recollection = recollect(question, plan: plan.withBuiltInResources, context: context, insights: false)
         return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
-                     message: question, recollection: recollection, tenant: tenant, identity: identity, threadID: threadID)
+                     message: question, plan: plan.withBuiltInResources, recollection: recollection, tenant: tenant,
+                     identity: identity, threadID: threadID)
     }
 
-    /// The request a send of `content` would make now, and the memory it would carry; nothing is stored.
+    /// The request a send of `content` would make now, and the memory it would carry; nothing is stored (so
+    /// crisis support shows Hearth's built-in resources, not the tenant's).
     func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String) async throws -> PromptPreview {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
-        let recollection = Recall.recollect(message: content, domain: context.domain, memory: context.memory)
-        let (request, sections) = request(context, history: try context.conversation(), message: content, recollection: recollection)
+        let history = try context.conversation()
+        let plan = Plan(classification: try await classify(content, context: context, history: history, tenantID: tenant.id),
+                        resources: []).withBuiltInResources
+        let recollection = recollect(content, plan: plan, context: context, insights: true)
+        let (request, sections) = request(context, history: history, message: content, plan: plan, recollection: recollection)
         return PromptPreview(
+            domain: plan.classification.route.domain,
+            crisis: plan.classification.crisis.crisis,
             system: request.system,
             messages: request.messages.map { .init(role: $0.role.rawValue, content: $0.content) },
             sections: sections.map { .init(title: $0.title, items: $0.items) },
@@ -115,37 +140,67 @@ public struct ChatTurn: Sendable {
         return context
     }
 
+    /// The crisis check and the domain route, with the person's previous messages as the router's context.
+    private func classify(_ message: String, context: TurnStore.Context, history: [ChatMessage], tenantID: UUID) async throws -> TurnClassification {
+        let catalog = try await domains.catalog(tenantID: tenantID, stamp: context.domainStamp)
+        let recent = history.filter { $0.role == .user }.suffix(2).map(\.content)
+        return safety.classify(message, catalog: catalog, recent: recent, threadDomain: context.domain, crisisAt: context.crisisAt)
+    }
+
+    /// Memory for the answer, in the turn's domain; no insight is raised during crisis support.
+    private func recollect(_ message: String, plan: Plan, context: TurnStore.Context, insights: Bool) -> Recollection {
+        Recall.recollect(message: message, domain: plan.classification.route.domain, memory: context.memory,
+                         insights: insights && !plan.classification.crisisSupport)
+    }
+
     /// The request for the model (and the remembered sections it carries): the same for a send, a retry and
-    /// the preview.
-    private func request(_ context: TurnStore.Context, history: [ChatMessage], message: String,
+    /// the preview. Everything the person wrote, or that was remembered from it, is neutralised first.
+    private func request(_ context: TurnStore.Context, history: [ChatMessage], message: String, plan: Plan,
                          recollection: Recollection) -> (CompletionRequest, [PromptSection]) {
-        prompt.assemble(instructions: CoachingInstructions.text(for: context.sessionType, domain: context.domain),
-                        sections: context.profile.promptSections + recollection.sections, history: history, message: message)
+        let situation = CoachingInstructions.Situation(
+            sessionType: context.sessionType, domain: plan.classification.domain,
+            crisis: plan.classification.crisisSupport ? (plan.classification.crisis.crisis, plan.resources) : nil,
+            opening: history.isEmpty
+        )
+        let sections = (context.profile.promptSections + recollection.sections).map { section in
+            var section = section
+            section.items = section.items.map(PromptHardening.neutralise)
+            return section
+        }
+        return prompt.assemble(instructions: CoachingInstructions.text(for: situation), sections: sections,
+                               history: history.map { ChatMessage(role: $0.role, content: PromptHardening.neutralise($0.content)) },
+                               message: PromptHardening.neutralise(message))
     }
 
     // MARK: - Generating
 
-    private func begin(_ exchange: MessageStore.Exchange, context: TurnStore.Context, history: [ChatMessage], message: String,
+    private func begin(_ exchange: MessageStore.Exchange, context: TurnStore.Context, history: [ChatMessage], message: String, plan: Plan,
                        recollection: Recollection, tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
         let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
-        let (request, _) = request(context, history: history, message: message, recollection: recollection)
+        let (request, _) = request(context, history: history, message: message, plan: plan, recollection: recollection)
         let chain = factory.chain(for: context.providers)
+        // Only a message that showed a crisis announces one; later messages in crisis support just follow it.
+        let crisis = plan.classification.crisis.crisis.map { CrisisEvent(kind: $0, resources: plan.resources) }
         // Detached from the request: a client that disconnects must not cancel the answer.
         Task.detached { [self] in
-            await run(generation, request: request, recollection: recollection, chain: chain, tenant: tenant, identity: identity, key: context.key)
+            await run(generation, request: request, recollection: recollection, crisis: crisis, chain: chain, tenant: tenant,
+                      identity: identity, key: context.key)
             registry.remove(exchange.assistantMessageID)
         }
         return generation
     }
 
     private func run(
-        _ generation: Generation, request: CompletionRequest, recollection: Recollection, chain: ProviderChain, tenant: Tenant,
-        identity: Identity, key: SymmetricKey
+        _ generation: Generation, request: CompletionRequest, recollection: Recollection, crisis: CrisisEvent?, chain: ProviderChain,
+        tenant: Tenant, identity: Identity, key: SymmetricKey
     ) async {
         let started = ContinuousClock.now
         await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
                                                    assistantMessageId: generation.assistantMessageID))
+        if let crisis {
+            await generation.emit("crisis", crisis)
+        }
         if !recollection.references.isEmpty {
             await generation.emit("memory", MemoryEvent(items: recollection.references))
         }
@@ -158,8 +213,9 @@ public struct ChatTurn: Sendable {
         var reported: (input: Int, output: Int)?
         var firstToken: Duration?
         var failure: ProviderChain.ChainFailure?
+        var review = AnswerReview()
         do {
-            for try await event in chain.stream(request) {
+            streaming: for try await event in chain.stream(request) {
                 switch event {
                 case .answering(let kind, let model):
                     provider = (kind, model)
@@ -167,6 +223,8 @@ public struct ChatTurn: Sendable {
                 case .delta(let delta):
                     text += delta
                     await generation.emit("delta", DeltaEvent(text: delta))
+                    // Leaving the loop ends the provider's stream: nothing more of a redirected answer is wanted.
+                    if review.check(&text, final: false) { break streaming }
                 case .usage(let input, let output):
                     reported = (input, output)
                 }
@@ -175,6 +233,12 @@ public struct ChatTurn: Sendable {
             failure = error
         } catch {
             failure = .unavailable([])
+        }
+        if failure == nil, review.concern == nil { review.check(&text, final: true) }
+        if let concern = review.concern {
+            logger.notice("answer redirected by the guardrails", metadata: ["message_id": .string(generation.assistantMessageID.uuidString),
+                                                                           "concern": .string(concern.rawValue)])
+            await generation.emit("guardrail", GuardrailEvent(concern: concern, content: text))
         }
 
         let status: MessageStatus
@@ -201,26 +265,28 @@ public struct ChatTurn: Sendable {
             case nil:
                 await generation.emit("done", DoneEvent(assistantMessageId: generation.assistantMessageID, status: status,
                                                         provider: provider.kind, model: provider.model, usage: recorded))
-                await generation.finish(.init(content: text, status: status, provider: provider.kind, model: provider.model, usage: recorded, errorCode: nil))
+                await generation.finish(.init(content: text, status: status, provider: provider.kind, model: provider.model, usage: recorded,
+                                              errorCode: nil, crisis: crisis))
             case .interrupted?:
                 await fail(generation, code: "provider_interrupted", message: "The answer was interrupted. Retry to regenerate it.",
-                           status: status, content: text, provider: provider, usage: recorded)
+                           status: status, content: text, provider: provider, usage: recorded, crisis: crisis)
             case .unavailable?:
                 await fail(generation, code: "providers_unavailable", message: "The coaching service is temporarily unavailable.",
-                           status: status, content: text, provider: provider, usage: recorded)
+                           status: status, content: text, provider: provider, usage: recorded, crisis: crisis)
             }
         } catch {
             logger.error("storing an answer failed", metadata: ["message_id": .string(generation.assistantMessageID.uuidString), "error": .string(String(reflecting: error))])
             await fail(generation, code: "internal_error", message: "The answer could not be saved. Retry to regenerate it.",
-                       status: .failed, content: text, provider: provider, usage: nil)
+                       status: .failed, content: text, provider: provider, usage: nil, crisis: crisis)
         }
     }
 
     private func fail(_ generation: Generation, code: String, message: String, status: MessageStatus, content: String,
-                      provider: (kind: String, model: String), usage: Usage?) async {
+                      provider: (kind: String, model: String), usage: Usage?, crisis: CrisisEvent?) async {
         await generation.emit("error", ErrorEvent(code: code, message: message, retryable: true,
                                                   assistantMessageId: generation.assistantMessageID, status: status))
-        await generation.finish(.init(content: content, status: status, provider: provider.kind, model: provider.model, usage: usage, errorCode: code))
+        await generation.finish(.init(content: content, status: status, provider: provider.kind, model: provider.model, usage: usage, errorCode: code,
+                                      crisis: crisis))
     }
 }
 

@@ -13,6 +13,8 @@ actor Generation {
         let model: String?
         let usage: Usage?
         let errorCode: String?
+        /// The crisis the message showed, for JSON clients (stream clients had the `crisis` event).
+        var crisis: CrisisEvent? = nil
     }
 
     let threadID: UUID

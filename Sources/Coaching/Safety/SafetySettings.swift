@@ -1,0 +1,73 @@
+import Foundation
+import HearthPlatform
+import Logging
+import PostgresNIO
+import Safety
+
+/// A tenant's crisis resources and disclaimer per locale (`tenant_safety_locales`, migration 0014), with
+/// Hearth's built-in ones where it has none. The chat turn reads the resources in its own round trip
+/// (`hearth_turn_store_exchange`); this serves apps and operators.
+public struct SafetySettings: Sendable {
+    /// What apps show (FR17, FR19).
+    public struct View: Sendable, Codable, Equatable {
+        /// The locale whose resources these are ("default" when none matched).
+        public let locale: String
+        public let disclaimer: Disclaimer
+        public let crisisResources: [CrisisResource]
+    }
+
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// The most specific resources and disclaimer for `locale`: the tenant's own first, then the built-in ones.
+    public func view(tenantID: UUID, locale: String?) async throws -> View {
+        let candidates = CrisisResources.candidates(for: locale)
+        let rows = try await database.withTenant(tenantID) { connection in
+            try await connection.query(
+                """
+                SELECT locale, crisis_resources::text, disclaimer_short, disclaimer_full FROM tenant_safety_locales
+                WHERE locale = ANY (\(candidates)) ORDER BY array_position(\(candidates), locale)
+                """,
+                logger: database.logger
+            ).collect()
+        }
+        var resources: (locale: String, list: [CrisisResource])?
+        var disclaimer: Disclaimer?
+        for row in rows {
+            let (locale, json, short, full) = try row.decode((String, String, String?, String?).self)
+            if resources == nil, let list = try? JSONDecoder().decode([CrisisResource].self, from: Data(json.utf8)), !list.isEmpty {
+                resources = (locale, list)
+            }
+            if disclaimer == nil, let short, let full { disclaimer = Disclaimer(short: short, full: full) }
+        }
+        let builtIn = CrisisResources.select(locale, from: CrisisResources.builtIn)
+        return View(locale: resources?.locale ?? builtIn?.locale ?? CrisisResources.defaultLocale,
+                    disclaimer: disclaimer ?? CrisisResources.disclaimer,
+                    crisisResources: resources?.list ?? builtIn?.resources ?? [])
+    }
+
+    /// Sets the tenant's resources (and optionally disclaimer) for `locale`.
+    public func save(tenantID: UUID, locale: String, resources: [CrisisResource], disclaimer: Disclaimer?) async throws {
+        guard let key = locale == CrisisResources.defaultLocale ? locale : CrisisResources.normalise(locale) else {
+            throw APIError.validation("locale must be a language tag such as en-GB, or default.")
+        }
+        guard !resources.isEmpty, resources.allSatisfy({ !$0.name.isEmpty && ($0.phone != nil || $0.text != nil || $0.url != nil) }) else {
+            throw APIError.validation("give at least one resource, each with a name and a phone number, text instructions or a URL.")
+        }
+        let json = String(decoding: try JSONEncoder().encode(resources), as: UTF8.self)
+        try await database.withTenant(tenantID) { connection in
+            try await connection.query(
+                """
+                INSERT INTO tenant_safety_locales (tenant_id, locale, crisis_resources, disclaimer_short, disclaimer_full)
+                VALUES (\(tenantID), \(key), \(json)::jsonb, \(disclaimer?.short), \(disclaimer?.full))
+                ON CONFLICT (tenant_id, locale) DO UPDATE SET crisis_resources = excluded.crisis_resources,
+                    disclaimer_short = excluded.disclaimer_short, disclaimer_full = excluded.disclaimer_full, updated_at = now()
+                """,
+                logger: database.logger
+            )
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import CoachingDomains
+import Foundation
+import Safety
+
+/// What the turn decides about a message before the provider is called (ARCHITECTURE.md, step 3), in process:
+/// whether it shows a crisis, and which coaching domain it belongs to.
+struct TurnClassification: Sendable {
+    let crisis: CrisisAssessment
+    let route: DomainRouter.Route
+    /// The domain the answer is coached in (the route's, when it is enabled).
+    let domain: DomainDefinition?
+    /// The thread is in crisis support: this message showed a crisis, or one did within ``TurnSafety/supportWindow``.
+    let crisisSupport: Bool
+}
+
+/// The safety side of the turn: the crisis detector, how long a thread stays in crisis support, and the
+/// resources sent with the `crisis` event.
+struct TurnSafety: Sendable {
+    /// After a crisis the thread is answered with crisis-support instructions for this long since the last
+    /// message that showed one; after it, coaching resumes as before (FR22).
+    static let supportWindow: TimeInterval = 2 * 60 * 60
+
+    let detector = CrisisDetector()
+
+    func classify(_ message: String, catalog: DomainCatalog, recent: [String], threadDomain: String?, crisisAt: Date?,
+                  now: Date = Date()) -> TurnClassification {
+        let crisis = detector.assess(message)
+        let route = catalog.router.route(message, recent: recent, current: threadDomain)
+        let recentCrisis = crisisAt.map { now.timeIntervalSince($0) < Self.supportWindow } ?? false
+        return TurnClassification(crisis: crisis, route: route, domain: catalog.definition(route.domain),
+                                  crisisSupport: crisis.isCrisis || recentCrisis)
+    }
+
+    /// The resources for the event: the tenant's own for the locale (as stored, `nil` when it has none), else
+    /// Hearth's built-in list for it.
+    static func resources(stored: Data?, locale: String?) -> [CrisisResource] {
+        if let stored, let resources = try? JSONDecoder().decode([CrisisResource].self, from: stored), !resources.isEmpty {
+            return resources
+        }
+        return CrisisResources.select(locale, from: CrisisResources.builtIn)?.resources ?? []
+    }
+}
+
+/// The `crisis` stream event (docs/api.md): sent right after `start` when the message showed a crisis, so the
+/// app can show the resources before the answer arrives.
+struct CrisisEvent: Encodable, Sendable {
+    let kind: CrisisKind
+    let resources: [CrisisResource]
+}
+
+/// The `guardrail` event: the answer crossed the coaching scope or tone rules and was redirected; `content` is
+/// the whole answer as stored, which the app shows instead of what it has received so far.
+struct GuardrailEvent: Encodable, Sendable {
+    let concern: ResponseReview.Concern
+    let content: String
+}

@@ -1,0 +1,66 @@
+/// How the router reads text: lowercase words, crudely stemmed so "interviews", "interviewing" and "interview"
+/// are one feature, and the short phrases (two and three words) that carry meaning single words lack
+/// ("pay rise", "quit my job"). Keywords and messages go through the same reading, so they meet.
+enum RouterText {
+    /// Words too common to say anything about a domain on their own (they still join phrases).
+    static let stopWords: Set<String> = [
+        "a", "an", "the", "and", "or", "but", "if", "so", "of", "to", "in", "on", "at", "for", "with", "about", "from", "by",
+        "as", "into", "than", "then", "i", "im", "ive", "id", "ill", "me", "my", "mine", "myself", "you", "your", "we", "our",
+        "us", "he", "him", "his", "she", "her", "they", "them", "their", "it", "its", "this", "that", "these", "those", "is",
+        "am", "are", "was", "were", "be", "been", "being", "do", "does", "did", "doing", "have", "has", "had", "having",
+        "will", "would", "can", "could", "should", "shall", "may", "might", "must", "not", "no", "dont", "cant", "wont",
+        "didnt", "doesnt", "isnt", "arent", "wasnt", "just", "really", "very", "too", "also", "still", "even", "get", "got",
+        "getting", "go", "going", "know", "think", "feel", "feeling", "want", "wanted", "need", "like", "what", "how", "why",
+        "when", "where", "who", "which", "there", "here", "all", "any", "some", "more", "most", "much", "many", "one", "out",
+        "up", "down", "over", "again", "now", "way", "thing", "things", "something", "anything", "lot", "bit", "kind", "yeah",
+        "yes", "ok", "okay", "right", "exactly", "totally", "well", "oh", "hi", "hey", "thanks", "thank", "please", "because",
+        "keep", "make", "made", "say", "said", "tell", "told", "try", "trying", "start", "stop", "day", "week", "time", "year",
+        "back", "new", "good", "bad", "hard", "help", "other", "only", "ever", "never", "always", "every", "each", "sure",
+        "cause", "cuz", "lol", "tbh", "idk", "u", "ur", "im", "gonna", "wanna",
+    ]
+
+    /// Stems of the words of `text`, in order (apostrophes dropped: "don't" → "dont").
+    static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        for character in text.lowercased() {
+            if character.isLetter || character.isNumber {
+                current.append(character)
+            } else if character == "'" || character == "’" {
+                continue
+            } else if !current.isEmpty {
+                words.append(stem(current))
+                current = ""
+            }
+        }
+        if !current.isEmpty { words.append(stem(current)) }
+        return words
+    }
+
+    /// Features of `text`: content words, and every two- and three-word phrase.
+    static func features(_ text: String) -> [String] {
+        let words = words(text)
+        var features = words.filter { !stopWords.contains($0) && $0.count > 1 }
+        for index in words.indices {
+            if index + 1 < words.count { features.append(words[index] + " " + words[index + 1]) }
+            if index + 2 < words.count { features.append(words[index] + " " + words[index + 1] + " " + words[index + 2]) }
+        }
+        return features
+    }
+
+    /// A keyword as one feature: its words stemmed and joined ("Pay Rises" → "pay rise").
+    static func phrase(_ keyword: String) -> String {
+        words(keyword).joined(separator: " ")
+    }
+
+    /// Crude suffix stripping, enough to join inflections without a dictionary ("running" → "runn" and
+    /// "runs" → "run" do not meet; "interviews"/"interviewing"/"interviewed" do). The stem keeps 3+ letters.
+    static func stem(_ word: String) -> String {
+        guard word.count > 4 else { return word.hasSuffix("s") && !word.hasSuffix("ss") && word.count > 3 ? String(word.dropLast()) : word }
+        for suffix in ["ing", "ies", "ed", "es", "s", "ly"] where word.hasSuffix(suffix) && !word.hasSuffix("ss") {
+            let stem = word.dropLast(suffix.count)
+            if stem.count >= 3 { return suffix == "ies" ? stem + "y" : String(stem) }
+        }
+        return word
+    }
+}
