@@ -9,6 +9,9 @@ ALTER TABLE messages ADD COLUMN crisis_kind text
     CHECK (crisis_kind IN ('suicidal', 'self_harm', 'abuse', 'harm_to_others', 'third_party'));
 -- When the thread last showed a crisis: for a while afterwards it is answered with crisis-support instructions.
 ALTER TABLE threads ADD COLUMN crisis_at timestamptz;
+-- The person chose the thread's domain when opening it: the router does not move it.
+ALTER TABLE threads ADD COLUMN domain_pinned boolean NOT NULL DEFAULT false;
+UPDATE threads SET domain_pinned = true WHERE domain IS NOT NULL;
 
 -- One row per user message that showed a crisis: what kind, when, and the names of the signals behind it.
 -- Never the text. Kept when the thread is deleted (operators count them), gone with the user.
@@ -40,8 +43,8 @@ CREATE TABLE tenant_safety_locales (
 );
 SELECT hearth_isolate_tenant_table('tenant_safety_locales');
 
--- The turn's context gains, on the thread row, when the thread last showed a crisis (url: Unix seconds),
--- and a 'domains' row whose reference is the tenant's domain catalog stamp (the newest domain_versions id,
+-- The turn's context gains, on the thread row, when the thread last showed a crisis (url: Unix seconds) and
+-- whether its domain is pinned (reference: 'pinned'), and a 'domains' row whose reference is the tenant's domain catalog stamp (the newest domain_versions id,
 -- NULL when it has none yet).
 CREATE OR REPLACE FUNCTION hearth_turn_context(p_tenant uuid, p_user uuid, p_thread uuid, p_before uuid, p_history bigint)
     RETURNS TABLE (kind text, id uuid, number integer, name text, model text, url text, reference text, sealed bytea)
@@ -51,7 +54,7 @@ CREATE OR REPLACE FUNCTION hearth_turn_context(p_tenant uuid, p_user uuid, p_thr
 BEGIN
     PERFORM set_config('app.tenant_id', p_tenant::text, true);
     RETURN QUERY SELECT 'thread', NULL::uuid, NULL::integer, t.session_type, t.domain,
-                        extract(epoch FROM t.crisis_at)::bigint::text, NULL, NULL::bytea
+                        extract(epoch FROM t.crisis_at)::bigint::text, CASE WHEN t.domain_pinned THEN 'pinned' END, NULL::bytea
         FROM threads t WHERE t.id = p_thread AND t.user_id = p_user;
     IF NOT FOUND THEN
         RETURN;

@@ -107,6 +107,12 @@ import Testing
                 // The domain shapes the prompt: its method is in the instructions the model received.
                 #expect(controls.systemPrompts.first?.contains("## Coaching domain\n- Domain: Career") == true)
                 #expect(controls.systemPrompts.last?.contains("- Domain: Fitness") == true)
+
+                // A thread the person opened in a domain stays in it.
+                let chosen = try await coachee.newThread(client, domain: "career")
+                _ = try await client.call(.post, chosen.messagesPath, clientKey: key, token: coachee.token,
+                                          json: ["content": "my knees hurt after long runs"])
+                #expect(try await hearth.adminString("SELECT domain FROM messages WHERE thread_id = '\(chosen.threadID)' AND role = 'user'") == "career")
             }
         }
     }

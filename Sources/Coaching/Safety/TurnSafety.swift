@@ -22,10 +22,12 @@ struct TurnSafety: Sendable {
 
     let detector = CrisisDetector()
 
-    func classify(_ message: String, catalog: DomainCatalog, recent: [String], threadDomain: String?, crisisAt: Date?,
+    /// `pinned`: the person chose the thread's domain, so it is not routed.
+    func classify(_ message: String, catalog: DomainCatalog, recent: [String], threadDomain: String?, pinned: Bool, crisisAt: Date?,
                   now: Date = Date()) -> TurnClassification {
         let crisis = detector.assess(message)
-        let route = catalog.router.route(message, recent: recent, current: threadDomain)
+        let route = pinned ? DomainRouter.Route(domain: threadDomain, confidence: 1, routed: false)
+            : catalog.router.route(message, recent: recent, current: threadDomain)
         let recentCrisis = crisisAt.map { now.timeIntervalSince($0) < Self.supportWindow } ?? false
         return TurnClassification(crisis: crisis, route: route, domain: catalog.definition(route.domain),
                                   crisisSupport: crisis.isCrisis || recentCrisis)

@@ -16,8 +16,8 @@ struct ThreadStore: Sendable {
         let sealed = try title.map { Data(try FieldCipher.seal($0, key: key, context: Self.titleContext(id))) }
         let rows = try await connection.query(
             """
-            INSERT INTO threads (id, tenant_id, user_id, session_type, domain, title_ciphertext)
-            VALUES (\(id), \(tenantID), \(userID), \(sessionType.rawValue), \(domain), \(sealed))
+            INSERT INTO threads (id, tenant_id, user_id, session_type, domain, domain_pinned, title_ciphertext)
+            VALUES (\(id), \(tenantID), \(userID), \(sessionType.rawValue), \(domain), \(domain != nil), \(sealed))
             RETURNING created_at, updated_at
             """,
             logger: logger

@@ -18,6 +18,8 @@ struct TurnStore: Sendable {
     struct Context: Sendable {
         let sessionType: SessionType
         let domain: String?
+        /// The person chose the domain when opening the thread: the router leaves it.
+        let domainPinned: Bool
         /// When the thread last showed a crisis.
         let crisisAt: Date?
         /// The tenant's domain catalog stamp (``CoachingDomains/catalog(tenantID:stamp:)``).
@@ -62,6 +64,7 @@ struct TurnStore: Sendable {
         )
         var sessionType: SessionType?
         var domain: String?
+        var domainPinned = false
         var crisisAt: Date?
         var domainStamp: Int64?
         var key: SymmetricKey?
@@ -76,6 +79,7 @@ struct TurnStore: Sendable {
                 sessionType = name.flatMap(SessionType.init(rawValue:))
                 domain = model
                 crisisAt = url.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
+                domainPinned = reference == "pinned"
             case "domains":
                 domainStamp = reference.flatMap { Int64($0) }
             case "key":
@@ -98,7 +102,7 @@ struct TurnStore: Sendable {
         guard let sessionType, let key else { return nil }
         let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
         let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
-        return Context(sessionType: sessionType, domain: domain, crisisAt: crisisAt, domainStamp: domainStamp, key: key, profile: profile, memory: memory, providers: providers, history: history)
+        return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, key: key, profile: profile, memory: memory, providers: providers, history: history)
     }
 
     /// Commits the user's message and the placeholder its answer streams into, with what the turn found: the

@@ -144,7 +144,8 @@ public struct ChatTurn: Sendable {
     private func classify(_ message: String, context: TurnStore.Context, history: [ChatMessage], tenantID: UUID) async throws -> TurnClassification {
         let catalog = try await domains.catalog(tenantID: tenantID, stamp: context.domainStamp)
         let recent = history.filter { $0.role == .user }.suffix(2).map(\.content)
-        return safety.classify(message, catalog: catalog, recent: recent, threadDomain: context.domain, crisisAt: context.crisisAt)
+        return safety.classify(message, catalog: catalog, recent: recent, threadDomain: context.domain,
+                               pinned: context.domainPinned, crisisAt: context.crisisAt)
     }
 
     /// Memory for the answer, in the turn's domain; no insight is raised during crisis support.

@@ -12,6 +12,12 @@ import Foundation
 /// thread keeps the domain it has.
 public struct DomainRouter: Sendable {
     public struct Route: Sendable, Equatable {
+        public init(domain: String?, confidence: Double, routed: Bool) {
+            self.domain = domain
+            self.confidence = confidence
+            self.routed = routed
+        }
+
         /// The domain chosen, `nil` when there is nothing to go on and no current domain.
         public let domain: String?
         /// The model's probability for its best domain (0 when it had no evidence).
