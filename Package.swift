@@ -107,7 +107,7 @@ let package = Package(
         ),
         .target(
             name: "Evaluation",
-            dependencies: ["Safety"],
+            dependencies: ["Safety", "CoachingDomains"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -199,7 +199,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SafetyTests",
-            dependencies: ["Safety", "Evaluation"],
+            dependencies: ["Safety", "Evaluation", "HearthTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -10,15 +10,19 @@ enum LabelledFile {
         var description: String { "\(path):\(line): \(reason)" }
     }
 
-    static func read<Example: Decodable>(_ type: Example.Type, from path: String) throws -> [Example] {
+    /// `problem` names what is wrong with an example that decodes but cannot be used (a label the classifier
+    /// does not know), reported with its line like a decoding error.
+    static func read<Example: Decodable>(_ type: Example.Type, from path: String,
+                                         problem: (Example) -> String? = { _ in nil }) throws -> [Example] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         let decoder = JSONDecoder()
         var examples: [Example] = []
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             guard !trimmed.isEmpty else { continue }
+            let example: Example
             do {
-                examples.append(try decoder.decode(Example.self, from: Data(trimmed.utf8)))
+                example = try decoder.decode(Example.self, from: Data(trimmed.utf8))
             } catch let DecodingError.keyNotFound(key, _) {
                 throw LineError(path: path, line: index + 1, reason: "missing \"\(key.stringValue)\"")
             } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
@@ -26,6 +30,8 @@ enum LabelledFile {
             } catch {
                 throw LineError(path: path, line: index + 1, reason: "not a JSON object")
             }
+            if let reason = problem(example) { throw LineError(path: path, line: index + 1, reason: reason) }
+            examples.append(example)
         }
         guard !examples.isEmpty else { throw LineError(path: path, line: 0, reason: "no examples") }
         return examples

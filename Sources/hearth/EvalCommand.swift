@@ -5,7 +5,7 @@ struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Measure a classifier on a labelled JSONL file (docs/safety.md); the last line is key=value pairs.",
-        subcommands: [Crisis.self]
+        subcommands: [Crisis.self, Routing.self]
     )
 
     struct Crisis: ParsableCommand {
@@ -15,6 +15,17 @@ struct EvalCommand: ParsableCommand {
 
         func run() throws {
             for line in try CrisisEvaluation().run(file: file, showErrors: showErrors) { print(line) }
+        }
+    }
+
+    struct Routing: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: #"Domain routing: lines {"text": "...", "domain": "career"}."#)
+        @Argument(help: "The JSONL file.") var file: String
+        @Option(help: "The domain files the router is built from (docs/domains.md).") var domains = "domains"
+        @Flag(help: "Also print every misrouted message with the router's confidence.") var showErrors = false
+
+        func run() throws {
+            for line in try RoutingEvaluation().run(file: file, domains: domains, showErrors: showErrors) { print(line) }
         }
     }
 }

@@ -50,6 +50,9 @@ import Testing
         #expect(!detector.assess("I used to cut myself when I was 15, ten years clean now").isCrisis)
         #expect(!detector.assess("6 years clean from self harm as of today, want to celebrate").isCrisis)
         #expect(detector.assess("I used to self harm and I relapsed last night").crisis == .selfHarm)
+        // A short tag after a past clause can bring it into the present, or leave it behind.
+        #expect(detector.assess("I used to burn myself at uni, still do when it's bad").crisis == .selfHarm)
+        #expect(!detector.assess("I used to burn myself at uni. still amazed I got through it").isCrisis)
     }
 
     @Test func fictionAndStudyAreFramedButTheWriterIsNot() {
@@ -78,6 +81,87 @@ import Testing
         }
     }
 
+    /// Indirect disclosures: the means, the plan, the farewell, without the words "suicide" or "kill".
+    @Test(arguments: [
+        ("handed all my stuff out to mates this week, I won't be needing it", CrisisKind.suicidal),
+        ("swallowed 25 of my nan's sleeping tablets about an hour ago", .suicidal),
+        ("got the tablets lined up on the bedside table", .suicidal),
+        ("I've worked out when I'll do it, the date is set", .suicidal),
+        ("does it hurt much to bleed out", .suicidal),
+        ("left a note on the fridge saying sorry to my parents", .suicidal),
+        ("I'm ready to meet my maker, I've made my peace", .suicidal),
+        ("honestly it would be easier for everyone if I wasn't here", .suicidal),
+        ("can't imagine myself being around by next summer", .suicidal),
+    ])
+    func indirectSuicidalLanguageIsFound(text: String, kind: CrisisKind) {
+        #expect(detector.assess(text).crisis == kind, "\(detector.assess(text).signals)")
+    }
+
+    /// Self-harm said as what was done, not named: "on purpose", objects on skin, cutting with no object.
+    @Test(arguments: [
+        "held the curling tongs hot against my forearm",
+        "skipped my heart pills deliberately so something would happen",
+        "every night after dinner I make myself throw up",
+        "when the panic comes I cut",
+        "punched the bathroom tiles until my knuckles bled",
+        "bit my knuckles until they bled",
+    ])
+    func selfHarmDescribedIsFound(text: String) {
+        #expect(detector.assess(text).crisis == .selfHarm, "\(detector.assess(text).signals)")
+    }
+
+    @Test(arguments: [
+        ("he hides my car keys so I can't leave", CrisisKind.abuse),
+        ("my landlord keeps hinting I could pay the rent another way", .abuse),
+        ("my manager said my visa depends on whether I'm nice to him", .abuse),
+        ("he posted naked pictures of me in a group chat", .abuse),
+        ("my girlfriend decides who I'm allowed to call", .abuse),
+        ("I'm going to glass that lad at the pub tonight", .harmToOthers),
+        ("going to torch his van while he's asleep", .harmToOthers),
+        ("I know where my stepdad keeps his shotgun and I've been thinking about it, they'll regret it", .harmToOthers),
+        ("been slipping laxatives into my housemate's tea to make her ill", .harmToOthers),
+        ("my friend's dad won't let her eat and locks her in the shed", .thirdParty),
+        ("my flatmate's been sitting in the garage with the car running", .thirdParty),
+        ("my cousin sent me a photo of his wrists and said goodbye", .thirdParty),
+    ])
+    func controlThreatsAndOthersAreFound(text: String, kind: CrisisKind) {
+        #expect(detector.assess(text).crisis == kind, "\(detector.assess(text).signals)")
+    }
+
+    /// The same words at work, in study, in the kitchen, between children, or about a job.
+    @Test(arguments: [
+        "I lead suicide prevention training for our volunteers, any tips on slides?",
+        "I'm a social worker and we had two domestic abuse cases in court today",
+        "my doctor asked whether I'd thought about self-harm and honestly I haven't",
+        "if a student ever told me they were cutting, what should I do?",
+        "I'd rather die than do karaoke at the office party",
+        "I'm ending things with my girlfriend tomorrow, how do I say it?",
+        "overdosed on coffee before my exam, so jittery",
+        "my toddler bit another kid at daycare again",
+        "I hurt myself laughing at that video",
+        "bringing my big knife to carve the turkey",
+        "the commute is killing me",
+        "I won't be a problem for my manager much longer, I quit today!",
+        "had my hair cut again, too short",
+        "I could murder a kebab after that shift",
+        "she's going to pay for lunch tomorrow",
+        "how do I stop checking my phone every five minutes?",
+        "my nephew keeps talking about dying his hair blue",
+    ])
+    func sharedWordsInOrdinaryLifeAreNotACrisis(text: String) {
+        let assessment = detector.assess(text)
+        #expect(!assessment.isCrisis, "\(assessment.signals)")
+    }
+
+    @Test func someoneElsesCrisisWordsAreNotTheWritersSubject() {
+        // An owner is not the one acting: "my dad's gun" is in the writer's hands.
+        #expect(detector.assess("I took my dad's gun, they're all going to regret it").crisis == .harmToOthers)
+        // "and I" starts a clause of its own: last year's loss does not make today's words past.
+        #expect(detector.assess("my husband died last year and I see no reason to carry on").crisis == .suicidal)
+        // A story posted on social media is not fiction.
+        #expect(detector.assess("my friend posted \"goodbye everyone\" on her story and won't answer").crisis == .thirdParty)
+    }
+
     @Test func emptyAndOrdinaryMessagesScoreNothing() {
         #expect(detector.assess("") == .none)
         #expect(detector.assess("how do I ask my manager for a raise?").score == 0)
@@ -101,10 +185,32 @@ import Testing
         #expect(matches("@neg want", "I don't want"))
     }
 
+    @Test func clauseEndsAndCounts() {
+        #expect(matches("@self cut $", "every time I cut"))
+        #expect(!matches("@self cut $", "I cut the cake"))
+        #expect(matches("took # pills", "took 20 pills"))
+        #expect(matches("took # pills", "took fifty pills"))
+        #expect(!matches("took # pills", "took 2 pills"))
+    }
+
     @Test func normalisationExpandsContractionsAndSlang() {
         #expect(Tokens("I'm gonna").words == ["i", "am", "going", "to"])
         #expect(Tokens("kms").words == ["kill", "myself"])
         #expect(Tokens("soooo tired").words == ["soo", "tired"])
         #expect(Tokens("naïve").words == ["naive"])
+    }
+
+    @Test func apostrophesAreReadAsContractionsPossessivesOrQuotes() {
+        #expect(Tokens("he'll regret it").words == ["he", "will", "regret", "it"])
+        #expect(Tokens("my ex's house").words == ["my", "ex", "house"])
+        #expect(Tokens("she's fine").words == ["shes", "fine"])
+        let quoted = Tokens("she yelled 'I hate you' and left")
+        #expect(quoted.tokens.map(\.quoted) == [false, false, true, true, true, false, false])
+        #expect(Tokens("my mum's car").tokens[1].possessive)
+    }
+
+    @Test func aNewSubjectAfterAndStartsAClause() {
+        let tokens = Tokens("it ended years ago and I want to die").tokens
+        #expect(tokens.first { $0.word == "want" }?.clause != tokens.first { $0.word == "ended" }?.clause)
     }
 }

@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import HearthTestSupport
 import Testing
 
 @Suite struct EvaluationTests {
@@ -34,6 +35,30 @@ import Testing
         let path = try file([#"{"text": "fine", "crisis": false}"#, #"{"text": "no label"}"#])
         #expect { try CrisisEvaluation().run(file: path) } throws: { error in
             String(describing: error).hasSuffix(":2: missing \"crisis\"")
+        }
+    }
+
+    static let domains = TestPaths.repositoryRoot.appendingPathComponent("domains").path
+
+    @Test func routingReportHasAccuracyPerDomainScoresAConfusionMatrixAndKeyValuesLast() throws {
+        let path = try file([
+            #"{"text": "I have a job interview on Monday and want to negotiate my salary", "domain": "career"}"#,
+            #"{"text": "training for my first marathon, my calves are sore after long runs", "domain": "fitness"}"#,
+            #"{"text": "my wife and I keep arguing about her parents", "domain": "relationships"}"#,
+            #"{"text": "my wife and I keep arguing about her parents", "domain": "leadership"}"#,
+        ])
+        let report = try RoutingEvaluation().run(file: path, domains: Self.domains, showErrors: true)
+        #expect(report.last?.hasPrefix("accuracy=0.75 n=4 p99_us=") == true)
+        #expect(report.contains { $0.hasPrefix("  career ") && $0.contains("1.00") })
+        #expect(report.contains { $0.hasPrefix("  leadership ") && $0.hasSuffix("1") })
+        #expect(report.contains("confusion (rows: labelled, columns: routed)"))
+        #expect(report.contains { $0.hasPrefix("leadership → relationships") })
+    }
+
+    @Test func aRoutingLabelThatIsNoDomainIsReportedByLine() throws {
+        let path = try file([#"{"text": "hello", "domain": "career"}"#, "", #"{"text": "the stars", "domain": "astrology"}"#])
+        #expect { try RoutingEvaluation().run(file: path, domains: Self.domains) } throws: { error in
+            String(describing: error).hasSuffix(":3: domain 'astrology' is not one of career, creativity, fitness, leadership, life, mindset, relationships")
         }
     }
 }

@@ -1,23 +1,24 @@
 /// The crisis check every user message passes before the provider is called (FR16). A multi-signal classifier
 /// you can read: phrase cues (``CrisisCues``) score each kind, then what surrounds a cue weakens it —
 ///
-/// - **negation** before it in the same clause ("I'd never hurt myself"), unless the phrase is itself negative
-///   ("I don't want to be here anymore");
+/// - **negation** before it in the same clause ("I'd never hurt myself") or closing it ("…thoughts of harming
+///   myself, and I'm not"), unless the phrase is itself negative ("I don't want to be here anymore");
 /// - **distant past** in the same clause ("when I was 16", "years ago", "used to") with nothing recent
 ///   ("again", "last night", "still") beside it;
 /// - **framing**: fiction, study, media or games anywhere in the message ("my novel's villain", "for my psych
 ///   class"), or quotation marks around the cue — unless a friend or relative is the one quoted;
 /// - **figurative speech**: everyday hyperbole ("this deadline is killing me", "I could kill for a coffee",
 ///   "dying to see it") vetoes the cue in its clause, and laughter weakens the cues that jokes use;
-/// - **whose risk**: "she wants to die" moves a personal cue to a third party.
+/// - **topic**: a bare name for the risk used as a field of work or study ("suicide prevention training", "a
+///   domestic violence shelter");
+/// - **whose risk**: "she wants to die" moves a personal cue to a third party, and what is done to the writer
+///   ("checks my phone") is not abuse when the writer is the one doing it ("how do I stop checking my phone").
 ///
 /// Cues of one kind combine like independent evidence (1 − Π(1 − score)); the strongest kind wins, and a score of
 /// ``CrisisAssessment/threshold`` or more is a crisis. Pure and allocation-light: microseconds per message.
 public struct CrisisDetector: Sendable {
     let cues: [CrisisCue]
-    /// Cues indexed by the words they can start with; cues that can start anywhere are tried at every word.
-    private let byFirstWord: [String: [Int]]
-    private let anywhere: [Int]
+    private let index: PatternIndex
 
     public init() {
         self.init(cues: CrisisCues.all)
@@ -25,17 +26,7 @@ public struct CrisisDetector: Sendable {
 
     init(cues: [CrisisCue]) {
         self.cues = cues
-        var byFirstWord: [String: [Int]] = [:]
-        var anywhere: [Int] = []
-        for (index, cue) in cues.enumerated() {
-            if let words = cue.pattern.firstWords {
-                for word in words { byFirstWord[word, default: []].append(index) }
-            } else {
-                anywhere.append(index)
-            }
-        }
-        self.byFirstWord = byFirstWord
-        self.anywhere = anywhere
+        index = PatternIndex(cues.map(\.pattern))
     }
 
     public func assess(_ text: String) -> CrisisAssessment {
@@ -47,12 +38,12 @@ public struct CrisisDetector: Sendable {
         let messageTense = MessageTense(words)
         var signals: [CrisisAssessment.Signal] = []
         var seen = Set<String>()
-        for clause in clauses {
+        for (position, clause) in clauses.enumerated() {
             let vetoed = Figurative.vetoedKinds(words, clause: clause)
-            let tense = Tense(words, clause: clause, message: messageTense)
+            let tense = Tense(words, clause: clause, next: clauses.dropFirst(position + 1).first, message: messageTense)
             var matches: [Match] = []
             for start in clause {
-                for index in (byFirstWord[words[start]] ?? []) + anywhere {
+                for index in index.candidates(at: words[start]) {
                     let cue = cues[index]
                     guard let end = cue.pattern.match(words[...], at: start, limit: clause.upperBound) else { continue }
                     matches.append(Match(name: cue.name, kind: cue.kind, weight: cue.weight, span: start..<end, traits: cue.traits))
@@ -65,14 +56,20 @@ public struct CrisisDetector: Sendable {
             for match in matches where !seen.contains(match.name) {
                 let start = match.span.lowerBound
                 var kind = match.kind
-                if match.traits.contains(.personal), Subject.isSomeoneElse(words, before: start, clauseStart: clause.lowerBound) {
+                if match.traits.contains(.personal), Subject.isSomeoneElse(tokens.tokens, before: start, clauseStart: clause.lowerBound) {
                     kind = .thirdParty
                 }
-                if vetoed.contains(kind) { continue }
+                // "she'd die of embarrassment" is as figurative as "I'd die of embarrassment".
+                if vetoed.contains(kind) || vetoed.contains(match.kind) { continue }
+                if match.traits.contains(.doneToWriter),
+                   Subject.nearest(tokens.tokens, before: start, clauseStart: clause.lowerBound, writer: ["i"]) == .writer { continue }
                 var modifiers: [String] = []
                 var score = match.weight
-                if !match.traits.contains(.negationInside), Negation.denies(words, before: start, clauseStart: clause.lowerBound) {
+                if !match.traits.contains(.negationInside), Negation.denies(words, span: match.span, clause: clause) {
                     modifiers.append("negated"); score *= 0.1
+                }
+                if match.traits.contains(.topic), Topic.isTopic(words, span: match.span, clause: clause) {
+                    modifiers.append("topic"); score *= 0.15
                 }
                 if tense.isDistantPast {
                     modifiers.append("past"); score *= 0.15
@@ -84,7 +81,7 @@ public struct CrisisDetector: Sendable {
                         modifiers.append("quoted"); score *= 0.3
                     }
                 }
-                if framed, !Subject.isWriter(words, span: match.span, clauseStart: clause.lowerBound) {
+                if framed, !Subject.isWriter(tokens.tokens, span: match.span, clauseStart: clause.lowerBound) {
                     modifiers.append("fiction"); score *= 0.15
                 }
                 if tokens.laughs, match.traits.contains(.figurative) || kind == .harmToOthers {

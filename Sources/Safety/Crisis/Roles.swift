@@ -30,7 +30,7 @@ enum Roles {
                      "smacks", "whip", "whipped", "belt", "belted", "pinned", "pin", "pins", "slam", "slammed", "slams", "slamming",
                      "bang", "banged", "banging", "throttle", "throttled", "shake", "shook", "shaking", "stomp", "stomped", "headbutt",
                      "headbutted", "attack", "attacked", "attacking", "assault", "assaulted", "abuse", "abused", "abusing",
-                     "throw", "throws", "threw", "throwing", "pushed", "push", "pushes", "pushing", "grab", "grabbed", "grabs",
+                     "throw", "throws", "threw", "thrown", "throwing", "pushed", "push", "pushes", "pushing", "grab", "grabbed", "grabs",
                      "grabbing", "hurt", "hurts", "hurting", "harm", "harmed", "harming", "kill", "killed", "killing", "murder",
                      "murdered", "pinch", "pinched", "pinching", "twist", "twisted", "dig", "digging"] { acts[word] = 0.7 }
         return acts
@@ -48,13 +48,21 @@ enum Roles {
         "arm", "arms", "wrist", "wrists", "thigh", "thighs", "hip", "hips", "leg", "legs", "skin", "palm", "palms", "knuckles",
         "head", "neck", "throat", "stomach", "face", "hand", "hands", "chest", "ribs", "body", "fingers", "nails", "hair", "belly",
     ]
-    static let writer: Set<String> = ["i", "me", "myself"]
     static let reflexive: Set<String> = ["himself", "herself", "themselves", "themself"]
     static let others: Set<String> = Subject.others.union([
+        "old",
         "stranger", "strangers", "cyclist", "cyclists", "landlord", "manager", "boss", "coach", "teacher", "husbands", "wifes",
         "ex", "gf", "bf", "mum", "dads", "moms", "lady", "guy", "kid", "twins", "infant", "newborn", "one", "himself",
         "herself", "themselves", "somebody", "anyone",
     ]).subtracting(["character", "everyone", "people", "person"])
+    /// Who an act can be done to: people, and animals ("kicked the cat across the room"), which are never doers.
+    static let targets: Set<String> = others.union(animals)
+    static let animals: Set<String> = ["cat", "dog", "puppy", "kitten", "pet", "cats", "dogs"]
+    /// Words after "her" that make it the object, not an owner.
+    static let objectFollows: Set<String> = [
+        "against", "into", "in", "on", "to", "with", "at", "down", "up", "around", "over", "off", "out", "so", "until",
+        "till", "hard", "again", "and", "when", "because", "if", "then", "while", "every", "for", "across", "onto",
+    ]
     static let possessive: [String: Party] = ["my": .writer, "his": .other, "her": .other, "their": .other]
     static let passive: Set<String> = ["got", "get", "gets", "getting", "been", "being", "was", "were", "am"]
     /// Accidents and sport, not harm.
@@ -62,6 +70,12 @@ enum Roles {
         "cooking", "chopping", "shaving", "oven", "stove", "pan", "iron", "accident", "tripped", "slipped", "fell",
         "gym", "workout", "lifting", "sparring", "boxing", "bag", "match", "game", "training", "practice", "tackle",
         "hairdryer", "curling", "straightener", "kitchen", "garden", "gardening", "paper", "sunburn", "sun",
+        "range", "clay", "clays", "archery", "paintball", "laser", "airsoft", "nerf", "photos", "photo", "hoops",
+    ]
+    /// Where the one an act is done to must already have been named: "slammed the door and said she hates me"
+    /// is not an act on "she".
+    static let targetStops: Set<String> = [
+        "and", "then", "so", "because", "when", "while", "after", "before", "if", "said", "says", "told", "but",
     ]
 
     struct Finding: Equatable {
@@ -74,10 +88,12 @@ enum Roles {
         var findings: [Finding] = []
         for index in clause {
             guard let strength = acts[words[index]] else { continue }
+            // "my dog bit the neighbour's kid": an animal's act, not a person's.
+            if index > clause.lowerBound, animals.contains(words[index - 1]) { continue }
             let doer = self.doer(words, act: index, clause: clause)
             guard let target = self.target(words, act: index, clause: clause) else { continue }
             let kind: CrisisKind
-            switch (doer, target.party) {
+            switch (doer?.party, target.party) {
             case (.writer?, .writer):
                 guard injuring.contains(words[index]), target.body || words[target.index] == "myself",
                       !isAccident(words, clause: clause) else { continue }
@@ -97,6 +113,7 @@ enum Roles {
             case (.writer?, .other):
                 kind = .harmToOthers
             case (.other?, .other):
+                if let doer, isChildsPlay(words, doer: doer.index, target: target.index) { continue }
                 kind = .thirdParty
             case (_, .other) where reflexive.contains(words[target.index]):
                 // "wants to kill himself": their risk, whoever tells it.
@@ -114,14 +131,24 @@ enum Roles {
     }
 
     /// The nearest person before the act in the clause ("my son mouthed off and i grabbed him": the writer).
-    static func doer(_ words: [String], act: Int, clause: Range<Int>) -> Party? {
+    static func doer(_ words: [String], act: Int, clause: Range<Int>) -> (party: Party, index: Int)? {
         for index in stride(from: act - 1, through: max(clause.lowerBound, act - 7), by: -1) {
             let word = words[index]
-            if word == "i" { return .writer }
-            if others.contains(word), !body.contains(words[min(index + 1, clause.upperBound - 1)]) { return .other }
+            if word == "i" { return (.writer, index) }
+            if others.contains(word), !body.contains(words[min(index + 1, clause.upperBound - 1)]) { return (.other, index) }
         }
         return nil
     }
+
+    /// Children hitting, biting or shoving other children ("my toddler bit his sister", "he hit another kid at
+    /// recess"): a parenting question, not someone at risk.
+    static func isChildsPlay(_ words: [String], doer: Int, target: Int) -> Bool {
+        young.contains(words[doer]) || (target > 0 && ["another", "other"].contains(words[target - 1]))
+    }
+    static let young: Set<String> = [
+        "toddler", "toddlers", "baby", "kid", "kids", "child", "children", "son", "daughter", "boy", "girl", "old",
+        "olds", "teen", "teenager", "nephew", "niece", "twins", "classmate", "classmates", "preschooler",
+    ]
 
     /// The nearest person or body part after the act: "hit him", "throws stuff at me", "grabbed her arm",
     /// "till my knuckles bleed". Something owned that is not a body ("smashed her phone") is not a person.
@@ -129,17 +156,20 @@ enum Roles {
         var index = act + 1
         while index < min(clause.upperBound, act + 6) {
             let word = words[index]
+            if targetStops.contains(word) { return nil }
             if let owner = possessive[word], index + 1 < clause.upperBound {
                 let next = words[index + 1]
                 if body.contains(next) { return (owner, true, index + 1) }
-                if others.contains(next) { return (.other, false, index + 1) }
+                if targets.contains(next) { return (.other, false, index + 1) }
                 if index + 2 < clause.upperBound, body.contains(words[index + 2]) { return (owner, true, index + 2) }
-                if index + 2 < clause.upperBound, others.contains(words[index + 2]) { return (.other, false, index + 2) }
-                if owner == .other, word == "her" { return (.other, false, index) }
+                if index + 2 < clause.upperBound, targets.contains(words[index + 2]) { return (.other, false, index + 2) }
+                // "slammed her against the wall": "her" is the one; "slammed her door": it is a door.
+                if owner == .other, word == "her", objectFollows.contains(next) { return (.other, false, index) }
                 return nil
             }
-            if writer.contains(word) { return (.writer, false, index) }
-            if others.contains(word) { return (.other, false, index) }
+            // An object pronoun: "i" after an act starts a new statement ("pushed a direction i disagreed with").
+            if word == "me" || word == "myself" { return (.writer, false, index) }
+            if targets.contains(word) { return (.other, false, index) }
             index += 1
         }
         return nil

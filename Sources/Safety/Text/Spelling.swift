@@ -17,8 +17,9 @@ enum Spelling {
 
     static func correct(_ word: String) -> String? {
         guard word.count >= 6, !known.contains(word), let first = word.first else { return nil }
-        for target in targets where target.first == first && abs(target.count - word.count) <= 1 {
-            if oneEditApart(Array(word), Array(target)) { return target }
+        let letters = Array(word)
+        for target in targets where target.first == first && abs(target.count - letters.count) <= 1 {
+            if oneEditApart(letters, Array(target)) { return target }
         }
         return nil
     }

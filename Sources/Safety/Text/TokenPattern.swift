@@ -5,6 +5,8 @@
 /// - `want|wish|hope` one of several; `end_my_life` (underscores) several words in a row, usable as an alternative;
 /// - a trailing `?` makes an element optional: `really?`, `my|the?`;
 /// - `~3` skips up to three words;
+/// - `#` a count of ten or more ("took 30 paracetamol", "twenty pills");
+/// - `$` the end of the clause: "I cut" alone is self-harm, "I cut the cake" is not;
 /// - `@self` one of a named class of words (``TokenPattern/classes``), itself alternatives.
 ///
 /// Matching is anchored at a start word and greedy-free (every way is tried), which stays cheap because
@@ -13,58 +15,78 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
     enum Word: Sendable, Equatable {
         case exact(String)
         case prefix(String)
+        case many
 
         func matches(_ word: String) -> Bool {
             switch self {
             case .exact(let expected): word == expected
             case .prefix(let start): word.hasPrefix(start)
+            case .many: Int(word).map { $0 >= 10 } ?? Self.manyWords.contains(word)
             }
+        }
+
+        static let manyWords: Set<String> = [
+            "ten", "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "hundred", "dozen", "dozens", "hundreds",
+        ]
+    }
+
+    /// One of several word sequences. Single plain words, most alternatives, are looked up in a set rather than
+    /// tried one by one: classes such as `@person` run to a hundred words.
+    struct Choice: Sendable {
+        var words: Set<String> = []
+        var sequences: [[Word]] = []
+        var optional = false
+
+        mutating func add(_ sequence: [Word]) {
+            if sequence.count == 1, case .exact(let word) = sequence[0] { words.insert(word) } else { sequences.append(sequence) }
         }
     }
 
     enum Element: Sendable {
-        /// One of several word sequences.
-        case choice([[Word]], optional: Bool)
+        case choice(Choice)
         case gap(Int)
+        case end
     }
 
     let elements: [Element]
     public let description: String
+    /// The words a match can start with, when the first element is a required choice of plain words; `nil`
+    /// when it can start anywhere (an optional, a prefix or a gap first). Lets a search skip most positions.
+    let firstWords: Set<String>?
 
     /// Parses `source`; a malformed pattern or an unknown class is a programming error in a cue list.
     public init(_ source: String, classes: [String: String] = TokenPattern.classes) {
         description = source
         elements = source.split(separator: " ").map { part in
             if part.hasPrefix("~"), let span = Int(part.dropFirst()) { return .gap(span) }
+            if part == "$" { return .end }
             var text = Substring(part)
-            let optional = text.hasSuffix("?")
-            if optional { text = text.dropLast() }
-            var alternatives: [[Word]] = []
+            var choice = Choice()
+            choice.optional = text.hasSuffix("?")
+            if choice.optional { text = text.dropLast() }
             for alternative in text.split(separator: "|") {
                 if alternative.hasPrefix("@") {
                     guard let members = classes[String(alternative.dropFirst())] else {
                         preconditionFailure("unknown word class \(alternative) in pattern '\(source)'")
                     }
-                    alternatives += TokenPattern(members, classes: classes).elements.flatMap { element -> [[Word]] in
-                        guard case .choice(let sequences, _) = element else { return [] }
-                        return sequences
-                    }
+                    guard case .choice(let member)? = TokenPattern(members, classes: classes).elements.first else { continue }
+                    choice.words.formUnion(member.words)
+                    choice.sequences += member.sequences
                 } else {
-                    alternatives.append(alternative.split(separator: "_").map { word in
-                        word.hasSuffix("*") ? .prefix(String(word.dropLast())) : .exact(String(word))
+                    choice.add(alternative.split(separator: "_").map { word in
+                        word == "#" ? .many : word.hasSuffix("*") ? .prefix(String(word.dropLast())) : .exact(String(word))
                     })
                 }
             }
-            return .choice(alternatives, optional: optional)
+            return .choice(choice)
         }
+        firstWords = Self.firstWords(of: elements)
     }
 
-    /// The words a match can start with, when the first element is a required choice of plain words; `nil`
-    /// when it can start anywhere (an optional, a prefix or a gap first).
-    var firstWords: Set<String>? {
-        guard case .choice(let sequences, optional: false)? = elements.first else { return nil }
-        var words = Set<String>()
-        for sequence in sequences {
+    private static func firstWords(of elements: [Element]) -> Set<String>? {
+        guard case .choice(let choice)? = elements.first, !choice.optional else { return nil }
+        var words = choice.words
+        for sequence in choice.sequences {
             guard case .exact(let word)? = sequence.first else { return nil }
             words.insert(word)
         }
@@ -79,7 +101,7 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
     /// Where the pattern first matches in `words[range]`: the start and end of the span.
     public func firstMatch(in words: [String], range: Range<Int>) -> Range<Int>? {
         let slice = words[...]
-        for start in range {
+        for start in range where firstWords?.contains(words[start]) ?? true {
             if let end = match(slice, at: start, limit: range.upperBound) { return start..<end }
         }
         return nil
@@ -93,14 +115,20 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
                 if let end = match(element: index + 1, words: words, position: position + skip, limit: limit) { return end }
             }
             return nil
-        case .choice(let sequences, let optional):
-            for sequence in sequences where position + sequence.count <= limit {
+        case .end:
+            return position == limit ? match(element: index + 1, words: words, position: position, limit: limit) : nil
+        case .choice(let choice):
+            if position < limit, choice.words.contains(words[position]),
+               let end = match(element: index + 1, words: words, position: position + 1, limit: limit) {
+                return end
+            }
+            for sequence in choice.sequences where position + sequence.count <= limit {
                 if zip(sequence, words[position..<(position + sequence.count)]).allSatisfy({ $0.matches($1) }),
                    let end = match(element: index + 1, words: words, position: position + sequence.count, limit: limit) {
                     return end
                 }
             }
-            return optional ? match(element: index + 1, words: words, position: position, limit: limit) : nil
+            return choice.optional ? match(element: index + 1, words: words, position: position, limit: limit) : nil
         }
     }
 
@@ -110,7 +138,19 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
         "neg": "not|no|never|dont|doesnt|didnt|wont|wouldnt|cant|couldnt|shouldnt|isnt|arent|wasnt|werent|aint|havent|hasnt|hadnt|nobody|nothing",
         "partner": "partner|husband|wife|boyfriend|girlfriend|fiance|fiancee|spouse|ex|ex_husband|ex_wife|ex_boyfriend|ex_girlfriend",
         "family": "dad|mom|stepdad|stepmom|parents|brother|sister|uncle|aunt|grandpa|grandma|cousin|son|daughter",
-        "kin": "friend|friends|sister|brother|son|daughter|kid|kids|child|children|teen|teenager|mom|dad|roommate|flatmate|housemate|colleague|coworker|cousin|niece|nephew|partner|husband|wife|boyfriend|girlfriend|student|classmate|neighbor|neighbour|mate|buddy|bestfriend|best_friend|baby|toddler|stepson|stepdaughter|grandson|granddaughter|nan|grandma|grandpa|uncle|aunt|fiance|fiancee",
+        "kin": "friend|friends|sister|brother|son|daughter|kid|kids|child|children|teen|teenager|mom|dad|roommate|flatmate|housemate|colleague|coworker|cousin|niece|nephew|partner|husband|wife|boyfriend|girlfriend|student|classmate|neighbor|neighbour|mate|buddy|bestfriend|best_friend|baby|toddler|stepson|stepdaughter|grandson|granddaughter|nan|grandma|grandpa|granddad|grandad|granny|uncle|aunt|fiance|fiancee|twin|stepbrother|stepsister|stepmom|stepdad|client|patient|pupil|teammate|cellmate|in_law",
+        /// Anyone a threat can be aimed at, for "going to glass that lad", "torch his car with him in it".
+        "person": "@kin|@he|guy|lad|lads|bloke|man|woman|girl|boy|dude|boss|manager|ex|teacher|landlord|stranger|strangers|cyclist|cyclists|people|everyone|everybody|someone|somebody|coworkers|colleagues|supervisor|officer|cop|wifes|husbands",
+        /// Doing someone serious harm: the verbs of threats and plans.
+        "violent": "kill|end|hurt|stab|shoot|strangle|choke|beat|punch|poison|attack|smother|harm|murder|run_over|run_down|hit|slap|shove|smash|glass|torch|batter|bash|deck|knife|maim|cripple|bottle|drown|suffocate|flog|lamp|shank|do_in|slash|killing|hurting|stabbing|shooting|beating|punching|poisoning|attacking|murdering|strangling|torching|glassing|hitting",
+        /// Where self-harm is done, "on my wrist", "across my thighs".
+        "body": "arm|arms|wrist|wrists|thigh|thighs|leg|legs|skin|hand|hands|stomach|hip|hips|ankle|ankles|face|chest|neck|throat|finger|fingers|palm|palms|belly|shoulder|shoulders|foot|feet|forearm|forearms|knuckles|body",
+        /// Animals: cruelty to them is harm to others ("kicked the cat across the room").
+        "animal": "cat|cats|dog|dogs|puppy|kitten|pet|pets|rabbit|hamster",
+        /// Words of self-injury and risk that "on purpose" turns into self-harm: "skipped my insulin on purpose".
+        "injury": "burned_my|burnt_my|burn_my|burning_my|cut_myself|bleed|bled|bleeding|crash_my|crashed_my|crashed_into|crash_into|into_traffic|broken_glass|hob|stove|iron|cigarette|lighter|fracture|injury|injured|@pills|helmet|no_helmet|no_rope|without_a_rope|without_a_helmet|seatbelt|starve|starving|bruise|bruised|scald|scalded|my_own",
+        /// What an overdose is taken of ("meds", "tablets" and "painkillers" already read `pills`).
+        "pills": "pills|pill|paracetamol|tylenol|ibuprofen|aspirin|insulin|morphine|codeine|oxy|oxycodone|opioids|opiates|fentanyl|benzos|xanax|valium|diazepam|lithium|antidepressants|medication|medicine|prescription|sleeping_pills|heroin",
         "he": "he|she|they|hes|shes|theyre|him|her|them",
         "reflexself": "myself|my_self",
         "reflexother": "himself|herself|themselves|themself|theirself",
@@ -118,4 +158,32 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
         "my": "my|my_own",
         "their": "his|her|their|his_own|her_own|their_own",
     ]
+}
+
+/// Patterns indexed by the words they can start with, so a scan of a clause looks each word up once instead of
+/// trying every pattern at every word. Patterns that can start anywhere are tried everywhere.
+struct PatternIndex: Sendable {
+    /// For each word some pattern starts with: those patterns, then the ones that start anywhere (built once, so
+    /// a scan allocates nothing per word).
+    private let candidates: [String: [Int]]
+    private let anywhere: [Int]
+
+    init(_ patterns: [TokenPattern]) {
+        var byFirstWord: [String: [Int]] = [:]
+        var anywhere: [Int] = []
+        for (index, pattern) in patterns.enumerated() {
+            if let words = pattern.firstWords {
+                for word in words { byFirstWord[word, default: []].append(index) }
+            } else {
+                anywhere.append(index)
+            }
+        }
+        candidates = byFirstWord.mapValues { $0 + anywhere }
+        self.anywhere = anywhere
+    }
+
+    /// The indices of the patterns that may match starting at `word`.
+    func candidates(at word: String) -> [Int] {
+        candidates[word] ?? anywhere
+    }
 }

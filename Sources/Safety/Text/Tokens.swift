@@ -9,9 +9,11 @@ public struct Tokens: Sendable {
     public struct Token: Sendable, Equatable {
         public let word: String
         /// Index of the clause (sentence, or the part after "but", "though"…) the word belongs to.
-        public let clause: Int
-        /// Inside "…" or “…”: someone else's words, a title or a lyric.
+        public internal(set) var clause: Int
+        /// Inside "…", “…” or '…': someone else's words, a title or a lyric.
         public let quoted: Bool
+        /// Written with "'s" that was not "is": "my dad's gun" is the writer's act, not dad's.
+        public internal(set) var possessive = false
     }
 
     public let tokens: [Token]
@@ -22,40 +24,67 @@ public struct Tokens: Sendable {
         var tokens: [Token] = []
         var clause = 0
         var quoted = false
+        var singleQuoted = false
         var laughs = false
         var current = ""
+        /// Where in `current` an apostrophe was dropped, to read "he'll", "she'd", "my ex's".
+        var apostrophe: Int?
 
         func flush() {
             guard !current.isEmpty else { return }
-            let raw = current
+            var raw = current
+            var added: String?
             current = ""
+            var possessive = false
+            if let at = apostrophe {
+                let read = Self.contraction(raw, apostropheAt: at)
+                possessive = read.possessive
+                (raw, added) = (read.word, read.added)
+                apostrophe = nil
+            }
             if Self.laughter.contains(raw) || raw.hasPrefix("haha") || raw.hasPrefix("lmao") { laughs = true }
             if Self.clauseWords.contains(raw), !tokens.isEmpty, tokens.last?.clause == clause {
                 clause += 1
                 return
             }
             for word in Self.normalise(raw) {
-                tokens.append(Token(word: word, clause: clause, quoted: quoted))
+                tokens.append(Token(word: word, clause: clause, quoted: quoted || singleQuoted, possessive: possessive))
             }
+            if let added { tokens.append(Token(word: added, clause: clause, quoted: quoted || singleQuoted)) }
         }
 
-        for scalar in text.unicodeScalars {
+        let scalars = Array(text.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
             switch scalar {
             case "'", "\u{2019}", "\u{2018}", "`":
-                // Apostrophes inside a word vanish ("don't" → "dont"); around words they are quotes.
-                if current.isEmpty { flush() } else { continue }
+                // Inside a word an apostrophe vanishes ("don't" → "dont"; "my ex's car" → "my ex car"). Before a
+                // word it opens a single-quoted stretch ("she shouted 'I hate you'"), after one it closes it.
+                let next = index + 1 < scalars.count ? scalars[index + 1] : " "
+                let letterNext = next.properties.isAlphabetic
+                if !current.isEmpty, letterNext {
+                    apostrophe = current.unicodeScalars.count
+                    continue
+                }
+                flush()
+                singleQuoted = letterNext
             case "\"", "\u{201C}", "\u{201D}", "\u{00AB}", "\u{00BB}":
                 flush()
                 quoted.toggle()
             case ".", "!", "?", ";", "\n", "\u{2026}":
                 flush()
+                // A stray apostrophe ("'cause") must not quote the rest of the message.
+                singleQuoted = false
                 if tokens.last?.clause == clause { clause += 1 }
             case _ where Self.laughEmoji.contains(scalar):
                 flush()
                 laughs = true
             default:
                 if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-                    current.unicodeScalars.append(contentsOf: Self.fold(scalar))
+                    if scalar.isASCII {
+                        current.unicodeScalars.append(scalar)
+                    } else {
+                        current.unicodeScalars.append(contentsOf: Self.fold(scalar))
+                    }
                 } else if scalar == "," || scalar == ":" || scalar == "(" || scalar == ")" {
                     // A comma ends a clause too: "I was in a dark place years ago, doing great now".
                     flush()
@@ -67,11 +96,52 @@ public struct Tokens: Sendable {
             }
         }
         flush()
-        self.tokens = tokens
+        self.tokens = Self.finish(tokens)
         self.laughs = laughs
     }
 
+    /// Readings that need the next word: "my flatmate's been" is "has been", not a possessive; and "and I" starts
+    /// a clause of its own ("my wife passed last year and I see no reason to carry on"), so the first half's tense
+    /// and negation stay there. Copies the tokens only when something changes.
+    static func finish(_ tokens: [Token]) -> [Token] {
+        var finished = tokens
+        var shift = 0
+        for index in tokens.indices {
+            if index > 0, tokens[index - 1].word == "and", tokens[index].word == "i", tokens[index - 1].clause == tokens[index].clause { shift += 1 }
+            if shift > 0 { finished[index].clause += shift }
+            if tokens[index].possessive, index + 1 < tokens.count, afterIsOrHas.contains(tokens[index + 1].word) {
+                finished[index].possessive = false
+            }
+        }
+        return finished
+    }
+
+    /// Words that follow "'s" meaning "is" or "has" rather than a possessive: "she's been", "dad's going".
+    static let afterIsOrHas: Set<String> = [
+        "been", "got", "gone", "going", "not", "never", "always", "just", "still", "so", "very", "really", "a", "an",
+        "the", "in", "on", "at", "back", "out", "off", "up", "down", "here", "there", "fine", "okay", "ok", "done",
+        "taken", "told", "said", "started", "stopped", "left", "had", "coming", "talking", "saying", "threatening",
+    ]
+
     public var words: [String] { tokens.map(\.word) }
+
+    /// A word that had an apostrophe: "he'll" → "he" + "will", "they'd" → "they" + "would", "they've" → "they" +
+    /// "have", and a possessive loses its "s" ("my ex's car" → "my ex car") so the person is seen. The rest keep
+    /// their letters ("don't" → "dont", "she's" → "shes"), as the cues spell them.
+    static func contraction(_ word: String, apostropheAt index: Int) -> (word: String, added: String?, possessive: Bool) {
+        let scalars = word.unicodeScalars
+        let split = scalars.index(scalars.startIndex, offsetBy: index, limitedBy: scalars.endIndex) ?? scalars.endIndex
+        let stem = String(scalars[..<split]).lowercased()
+        let suffix = String(scalars[split...]).lowercased()
+        guard !stem.isEmpty else { return (word, nil, false) }
+        switch suffix {
+        case "ll": return (stem, "will", false)
+        case "d": return (stem, "would", false)
+        case "ve": return (stem, "have", false)
+        case "s" where !keepsApostropheS.contains(stem): return (stem, nil, true)
+        default: return (word, nil, false)
+        }
+    }
 
     /// One raw word as zero or more normalised words.
     static func normalise(_ raw: String) -> [String] {
@@ -117,6 +187,11 @@ public struct Tokens: Sendable {
 
     /// Words that start a new clause: negation and tense do not carry across them.
     static let clauseWords: Set<String> = ["but", "though", "although", "however", "except", "whereas", "yet"]
+
+    /// "he's", "it's", "let's": the "'s" is "is" or "us", not a possessive, and the cues spell them "hes", "its".
+    static let keepsApostropheS: Set<String> = [
+        "he", "she", "it", "that", "what", "there", "here", "who", "where", "how", "when", "why", "let",
+    ]
 
     static let laughter: Set<String> = ["lol", "lool", "lolol", "lmao", "lmfao", "rofl", "jk", "jkjk", "hehe", "xd", "kidding"]
 
