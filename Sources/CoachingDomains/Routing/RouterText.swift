@@ -37,13 +37,15 @@ enum RouterText {
         return words
     }
 
-    /// Features of `text`: content words, and every two- and three-word phrase.
-    static func features(_ text: String) -> [String] {
+    /// Features of `text`: content words, every two-word phrase and, with `triples`, every three-word one.
+    /// Messages are read with triples so that three-word keywords ("quit my job") can meet them; samples are
+    /// learned without, because their chance triples are noise the router would remember.
+    static func features(_ text: String, triples: Bool) -> [String] {
         let words = words(text)
         var features = words.filter { !stopWords.contains($0) && $0.count > 1 }
         for index in words.indices {
             if index + 1 < words.count { features.append(words[index] + " " + words[index + 1]) }
-            if index + 2 < words.count { features.append(words[index] + " " + words[index + 1] + " " + words[index + 2]) }
+            if triples, index + 2 < words.count { features.append(words[index] + " " + words[index + 1] + " " + words[index + 2]) }
         }
         return features
     }
