@@ -40,9 +40,10 @@ public final class CoachingDomains: Sendable {
         return catalog
     }
 
-    /// The tenant's catalog read now (for operators, who must see what is stored, not what was cached).
+    /// The tenant's catalog as stored now (for operators and thread creation, which have no turn context to
+    /// read the stamp with): one small query, and the cached catalog when it is still current.
     public func currentCatalog(tenantID: UUID) async throws -> DomainCatalog {
-        let stamp = try await database.withTenant(tenantID) { try await store.current(on: $0).stamp }
+        let stamp = try await database.withTenant(tenantID) { try await store.stamp(on: $0) }
         return try await catalog(tenantID: tenantID, stamp: stamp)
     }
 

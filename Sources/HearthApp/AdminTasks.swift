@@ -11,6 +11,14 @@ import Safety
 
 /// What the `hearth` subcommands do, kept here so the executable only parses arguments.
 public enum AdminTasks {
+    /// The tenant a command names by slug; an error naming the slug when there is none.
+    static func tenant(_ slug: String, in database: Database, keyRing: KeyRing) async throws -> Tenant {
+        guard let tenant = try await TenantStore(database: database, keyRing: keyRing).find(slug: slug) else {
+            throw ConfigError("no tenant with slug '\(slug)'")
+        }
+        return tenant
+    }
+
     public static func migrate(_ config: Config, logger: Logger) async throws -> Migrator.Report {
         guard let url = config.migrationDatabaseURL else {
             throw ConfigError("set HEARTH_MIGRATION_DATABASE_URL (or HEARTH_DATABASE_URL) to the schema owner's database URL")
@@ -42,9 +50,7 @@ public enum AdminTasks {
         try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             var tenantID: UUID?
             if let tenantSlug {
-                let tenants = TenantStore(database: database, keyRing: try config.requireKeyRing())
-                guard let tenant = try await tenants.find(slug: tenantSlug) else { throw ConfigError("no tenant with slug '\(tenantSlug)'") }
-                tenantID = tenant.id
+                tenantID = try await tenant(tenantSlug, in: database, keyRing: try config.requireKeyRing()).id
             }
             let store = OperatorStore(database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost))
             return try await store.create(email: email, password: password, role: role, tenantID: tenantID)
@@ -79,9 +85,7 @@ extension AdminTasks {
         if let reference = setting?.apiKeyReference { _ = try SecretReference(reference) }
         let keyRing = try config.requireKeyRing()
         try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
-            guard let tenant = try await TenantStore(database: database, keyRing: keyRing).find(slug: tenantSlug) else {
-                throw ConfigError("no tenant with slug '\(tenantSlug)'")
-            }
+            let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)
             try await database.withTenant(tenant.id) { connection in
                 let store = ProviderSettingsStore(logger: logger)
                 if let setting {
@@ -102,10 +106,7 @@ extension AdminTasks {
         let keyRing = try config.requireKeyRing()
         let defaults = try DomainFiles.load(config.domainFiles.path)
         return try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
-            guard let tenant = try await TenantStore(database: database, keyRing: keyRing).find(slug: tenantSlug) else {
-                throw ConfigError("no tenant with slug '\(tenantSlug)'")
-            }
-            return try await body(CoachingDomains(database: database, defaults: defaults), tenant)
+            try await body(CoachingDomains(database: database, defaults: defaults), try await tenant(tenantSlug, in: database, keyRing: keyRing))
         }
     }
 
@@ -114,9 +115,7 @@ extension AdminTasks {
                                  disclaimer: Disclaimer?) async throws {
         let keyRing = try config.requireKeyRing()
         try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
-            guard let tenant = try await TenantStore(database: database, keyRing: keyRing).find(slug: tenantSlug) else {
-                throw ConfigError("no tenant with slug '\(tenantSlug)'")
-            }
+            let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)
             try await SafetySettings(database: database).save(tenantID: tenant.id, locale: locale, resources: resources, disclaimer: disclaimer)
         }
     }

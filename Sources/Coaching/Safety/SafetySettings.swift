@@ -38,7 +38,7 @@ public struct SafetySettings: Sendable {
         var disclaimer: Disclaimer?
         for row in rows {
             let (locale, json, short, full) = try row.decode((String, String, String?, String?).self)
-            if resources == nil, let list = try? JSONDecoder().decode([CrisisResource].self, from: Data(json.utf8)), !list.isEmpty {
+            if resources == nil, let list = Self.resources(json: Data(json.utf8)) {
                 resources = (locale, list)
             }
             if disclaimer == nil, let short, let full { disclaimer = Disclaimer(short: short, full: full) }
@@ -47,6 +47,11 @@ public struct SafetySettings: Sendable {
         return View(locale: resources?.locale ?? builtIn?.locale ?? CrisisResources.defaultLocale,
                     disclaimer: disclaimer ?? CrisisResources.disclaimer,
                     crisisResources: resources?.list ?? builtIn?.resources ?? [])
+    }
+
+    /// A stored list of resources; `nil` when it is empty or unreadable, so the next list applies.
+    static func resources(json: Data) -> [CrisisResource]? {
+        (try? JSONDecoder().decode([CrisisResource].self, from: json)).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Sets the tenant's resources (and optionally disclaimer) for `locale`.

@@ -36,10 +36,7 @@ struct TurnSafety: Sendable {
     /// The resources for the event: the tenant's own for the locale (as stored, `nil` when it has none), else
     /// Hearth's built-in list for it.
     static func resources(stored: Data?, locale: String?) -> [CrisisResource] {
-        if let stored, let resources = try? JSONDecoder().decode([CrisisResource].self, from: stored), !resources.isEmpty {
-            return resources
-        }
-        return CrisisResources.select(locale, from: CrisisResources.builtIn)?.resources ?? []
+        stored.flatMap(SafetySettings.resources(json:)) ?? CrisisResources.select(locale, from: CrisisResources.builtIn)?.resources ?? []
     }
 }
 

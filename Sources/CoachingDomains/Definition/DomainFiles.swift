@@ -32,7 +32,7 @@ public enum DomainFiles {
             throw Invalid(file: path, problems: ["no such file or directory"])
         }
         let files = isDirectory.boolValue
-            ? try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted()
+            ? try FileManager.default.contentsOfDirectory(atPath: path).filter(isDomainFile).sorted()
                 .map { (path as NSString).appendingPathComponent($0) }
             : [path]
         var byKey: [String: String] = [:]
@@ -52,13 +52,17 @@ public enum DomainFiles {
     /// noticing edits without reading the files.
     public static func fingerprint(_ directory: String) -> String? {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
-        let stamps = names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }.sorted().map { name -> String in
+        let stamps = names.filter(isDomainFile).sorted().map { name -> String in
             let attributes = try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent(name))
             let modified = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
             let size = (attributes?[.size] as? NSNumber)?.intValue ?? 0
             return "\(name):\(modified):\(size)"
         }
         return stamps.joined(separator: "|")
+    }
+
+    static func isDomainFile(_ name: String) -> Bool {
+        name.hasSuffix(".yaml") || name.hasSuffix(".yml")
     }
 
     static func describe(_ error: DecodingError) -> String {

@@ -44,6 +44,12 @@ public struct DomainStore: Sendable {
         return (stamp, versions)
     }
 
+    /// The tenant's stamp alone (the newest version id), `nil` when it has no domains.
+    func stamp(on connection: PostgresConnection) async throws -> Int64? {
+        let rows = try await connection.query("SELECT max(id) FROM domain_versions", logger: logger)
+        return try await rows.collect().first?.decode(Int64?.self)
+    }
+
     /// Every version of `key`, newest first.
     public func history(_ key: String, on connection: PostgresConnection) async throws -> [Version] {
         let rows = try await connection.query(

@@ -21,14 +21,18 @@ public enum PromptHardening {
     /// `text` with role markers and template tokens removed and Hearth's own delimiters defused.
     public static func neutralise(_ text: String) -> String {
         var cleaned = text
-        for token in templateTokens {
-            cleaned = cleaned.replacingOccurrences(of: token, with: " ", options: .caseInsensitive)
+        // Every template token and tag has a "<" or "[": most messages have neither, and the chat turn runs this
+        // on each message of the history, so they skip the searches.
+        if text.contains(where: { $0 == "<" || $0 == "[" }) {
+            for token in templateTokens {
+                cleaned = cleaned.replacingOccurrences(of: token, with: " ", options: .caseInsensitive)
+            }
+            // Tags that open or close one of Hearth's delimited blocks (or pretend to be a system block).
+            cleaned = cleaned.replacingOccurrences(
+                of: #"</?\s*(system|assistant|user|developer|instructions?|persona|person|context|coach)[^>]*>"#,
+                with: " ", options: [.regularExpression, .caseInsensitive]
+            )
         }
-        // Tags that open or close one of Hearth's delimited blocks (or pretend to be a system block).
-        cleaned = cleaned.replacingOccurrences(
-            of: #"</?\s*(system|assistant|user|developer|instructions?|persona|person|context|coach)[^>]*>"#,
-            with: " ", options: [.regularExpression, .caseInsensitive]
-        )
         let lines = cleaned.split(separator: "\n", omittingEmptySubsequences: false).map(neutraliseLine)
         return lines.joined(separator: "\n")
     }
