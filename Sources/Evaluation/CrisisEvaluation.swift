@@ -3,6 +3,7 @@ import Safety
 /// `hearth eval crisis FILE`: the crisis classifier against labelled messages
 /// (`{"text": "...", "crisis": true, "kind": "suicidal"}`).
 public struct CrisisEvaluation {
+    /// A labelled line; `hearth train crisis` reads the same.
     struct Example: Decodable {
         let text: String
         let crisis: Bool
@@ -30,10 +31,10 @@ public struct CrisisEvaluation {
                     perKind[kind, default: (0, 0)].found += assessment.isCrisis ? 1 : 0
                     perKind[kind, default: (0, 0)].total += 1
                 }
-                if !assessment.isCrisis { errors.append("missed \(example.kind?.rawValue ?? "crisis"): \(example.text)  \(assessment.signals)") }
+                if !assessment.isCrisis { errors.append("missed \(example.kind?.rawValue ?? "crisis"): \(example.text)  \(assessment.signals) \(assessment.evidence)") }
             } else if assessment.isCrisis {
                 falsePositives += 1
-                errors.append("false alarm \(assessment.kind?.rawValue ?? ""): \(example.text)  \(assessment.signals)")
+                errors.append("false alarm \(assessment.kind?.rawValue ?? ""): \(example.text)  \(assessment.signals) \(assessment.evidence)")
             }
         }
         let positives = examples.filter(\.crisis).count

@@ -9,8 +9,9 @@ public enum CrisisKind: String, Sendable, Codable, CaseIterable {
 }
 
 /// The classifier's answer for one message, with its reasons: the cues that fired and what weakened them.
-/// Cue names, never message text, so an assessment can be logged and stored.
-public struct CrisisAssessment: Sendable, Equatable {
+/// Cue names, never message text, so ``signals`` can be logged and stored; ``evidence`` names words and is for
+/// development output only.
+public struct CrisisAssessment: Sendable {
     public struct Signal: Sendable, Equatable, CustomStringConvertible {
         public let cue: String
         public let kind: CrisisKind
@@ -18,6 +19,8 @@ public struct CrisisAssessment: Sendable, Equatable {
         /// Why the weight was lowered ("negated", "past", "fiction", "quoted", "laughing"); empty when it counts in full.
         public let modifiers: [String]
         public let score: Double
+        /// The words of the message the cue matched (token indices).
+        let span: Range<Int>
 
         public var description: String {
             let rounded = (score * 100).rounded() / 100
@@ -26,18 +29,28 @@ public struct CrisisAssessment: Sendable, Equatable {
         }
     }
 
-    /// Scores of at least this are a crisis.
-    public static let threshold = 0.5
-
-    /// The most likely kind and its score (0…1), whether or not it reaches the threshold.
+    /// The most likely kind, whether or not the message is a crisis.
     public let kind: CrisisKind?
+    /// How likely the message is a crisis of any kind (0…1).
     public let score: Double
+    public let isCrisis: Bool
     public let signals: [Signal]
+    private let explain: @Sendable () -> [String]
 
-    public var isCrisis: Bool { score >= Self.threshold }
+    init(kind: CrisisKind?, score: Double, isCrisis: Bool, signals: [Signal], evidence: @escaping @Sendable () -> [String]) {
+        self.kind = kind
+        self.score = score
+        self.isCrisis = isCrisis
+        self.signals = signals
+        explain = evidence
+    }
 
     /// The kind, when this is a crisis.
     public var crisis: CrisisKind? { isCrisis ? kind : nil }
 
-    public static let none = CrisisAssessment(kind: nil, score: 0, signals: [])
+    /// The model features that pushed hardest towards ``kind``, with their contributions. They name the
+    /// message's words: print them while developing, never log or store them.
+    public var evidence: [String] { explain() }
+
+    public static let none = CrisisAssessment(kind: nil, score: 0, isCrisis: false, signals: [], evidence: { [] })
 }

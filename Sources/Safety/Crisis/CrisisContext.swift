@@ -1,4 +1,4 @@
-/// What around a cue changes its meaning: the four readers ``CrisisDetector`` applies.
+/// What around a cue changes its meaning: the four readers ``CrisisRules`` applies.
 
 /// A denial just before the cue, in the same clause: "I would never hurt myself", "no, I'm not going to end it".
 enum Negation {

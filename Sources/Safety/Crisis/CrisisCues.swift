@@ -30,7 +30,7 @@ struct CrisisCue: Sendable {
     }
 }
 
-/// The cue lists. Each reads as the phrases it catches; ``CrisisDetector`` applies negation, tense, framing and
+/// The cue lists. Each reads as the phrases it catches; ``CrisisRules`` applies negation, tense, framing and
 /// figurative speech on top, so a cue names the risk and nothing else. Weights: 0.9+ unambiguous on its own,
 /// 0.6–0.85 clear in most uses, below 0.5 only counts together with another cue.
 enum CrisisCues {

@@ -1,0 +1,45 @@
+import Foundation
+
+/// What ``CrisisModel`` reads from a message: the rule reader's findings and the words around them.
+///
+/// - `rule:<kind>`: the cues of that kind combined, as −log(1 − score) so that near-certain cues can outweigh
+///   the words around them; `cue:<name>` each cue's score, `mod:<reason>` whether any cue was weakened for that
+///   reason, `laughs`;
+/// - `w:<word>` every word, `nw:<word>` a word after a negation in its clause ("not" … "safe"), `b:<a> <b>`
+///   every pair of neighbouring words in a clause, `len:<bucket>` how long the message is. The words of a cue
+///   the rules weakened are read as weakened: in "I used to cut myself when I was 15" they are `past:cut`,
+///   `past:myself`, so what the rules know about negation, tense and framing reaches the words too.
+///
+/// Words are the normalised ones of ``Tokens`` ("im gonna kms" reads `i am going to kill myself`), so spelling,
+/// slang and contractions share one feature. Names only ever reach the model and development output
+/// (``CrisisAssessment/evidence``): word features are message text and are never stored or logged.
+enum CrisisFeatures {
+    /// Feature names and values; each name once.
+    static func extract(_ tokens: Tokens, signals: [CrisisAssessment.Signal]) -> [String: Double] {
+        var features: [String: Double] = ["bias": 1]
+        for (kind, score) in CrisisRules.combine(signals) { features["rule:" + kind.rawValue] = -log(max(1 - score, 0.001)) }
+        for signal in signals {
+            features["cue:" + signal.cue] = max(features["cue:" + signal.cue] ?? 0, signal.score)
+            for reason in signal.modifiers { features["mod:" + reason] = 1 }
+        }
+        if tokens.laughs { features["laughs"] = 1 }
+        let count = tokens.tokens.count
+        features["len:" + (count <= 3 ? "1-3" : count <= 8 ? "4-8" : count <= 20 ? "9-20" : "21+")] = 1
+        var weakened: [Int: String] = [:]
+        for signal in signals {
+            guard let reason = signal.modifiers.first else { continue }
+            for index in signal.span { weakened[index] = reason }
+        }
+        var previous: Tokens.Token?
+        var negated = false
+        for (index, token) in tokens.tokens.enumerated() {
+            if previous?.clause != token.clause { (previous, negated) = (nil, false) }
+            features[(weakened[index] ?? "w") + ":" + token.word] = 1
+            if negated { features["nw:" + token.word] = 1 }
+            if Negation.words.contains(token.word) { negated = true }
+            if let previous { features["b:" + previous.word + " " + token.word] = 1 }
+            previous = token
+        }
+        return features
+    }
+}

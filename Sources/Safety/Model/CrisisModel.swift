@@ -1,0 +1,116 @@
+import Foundation
+
+/// The second signal of the crisis check, which makes the decision: a multinomial logistic regression over
+/// ``CrisisFeatures`` (the rule reader's findings and the words), trained by ``CrisisModelTrainer`` on the
+/// labelled sets under `evals/train/` and shipped as text in `CrisisModelWeights.swift`.
+///
+/// Linear, so every answer can be explained: a feature's contribution to a kind is its weight for that kind
+/// minus its weight for "none" (``CrisisAssessment/evidence``).
+public struct CrisisModel: Sendable {
+    /// "none" first, then the kinds.
+    static let classes: [CrisisKind?] = [nil] + CrisisKind.allCases
+    static let header = "hearth-crisis-model 1"
+
+    /// Weights per feature, one per class in ``classes`` order.
+    let weights: [String: [Double]]
+    /// The crisis probability at which a message is a crisis.
+    public let threshold: Double
+
+    public var featureCount: Int { weights.count }
+
+    struct FormatError: Error, CustomStringConvertible {
+        let line: Int
+        let reason: String
+        var description: String { "crisis model line \(line): \(reason)" }
+    }
+
+    /// The model `hearth train crisis` wrote into the binary.
+    public static let shipped: CrisisModel = {
+        do {
+            return try CrisisModel(text: CrisisModelWeights.text)
+        } catch {
+            fatalError("the shipped crisis model does not parse: \(error)")
+        }
+    }()
+
+    init(weights: [String: [Double]], threshold: Double) {
+        self.weights = weights
+        self.threshold = threshold
+    }
+
+    /// Reads the text ``text`` writes: a header, `classes …`, `threshold …`, then one line per feature:
+    /// the name, a tab, a weight per class.
+    public init(text: String) throws {
+        var weights: [String: [Double]] = [:]
+        var threshold: Double?
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        guard lines.first.map(String.init) == Self.header else { throw FormatError(line: 1, reason: "expected \"\(Self.header)\"") }
+        let classNames = Self.classes.map { $0?.rawValue ?? "none" }.joined(separator: " ")
+        for (offset, line) in lines.enumerated().dropFirst() {
+            if line.hasPrefix("classes ") {
+                guard line.dropFirst(8) == classNames else { throw FormatError(line: offset + 1, reason: "expected classes \(classNames)") }
+            } else if line.hasPrefix("threshold ") {
+                threshold = Double(line.dropFirst(10))
+            } else {
+                let parts = line.split(separator: "\t")
+                let values = parts.count == 2 ? parts[1].split(separator: " ").compactMap { Double($0) } : []
+                guard values.count == Self.classes.count else { throw FormatError(line: offset + 1, reason: "expected a name, a tab and \(Self.classes.count) weights") }
+                weights[String(parts[0])] = values
+            }
+        }
+        guard let threshold, (0...1).contains(threshold) else { throw FormatError(line: 0, reason: "no threshold between 0 and 1") }
+        self.init(weights: weights, threshold: threshold)
+    }
+
+    /// The model as text: features sorted by name, weights to 4 decimals, so a retrained model diffs by line.
+    public var text: String {
+        var lines = [Self.header, "classes " + Self.classes.map { $0?.rawValue ?? "none" }.joined(separator: " "),
+                     "threshold \(threshold)"]
+        for name in weights.keys.sorted() {
+            lines.append(name + "\t" + weights[name]!.map { Self.rounded($0) }.joined(separator: " "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The Swift file the shipped model lives in (`CrisisModelWeights.swift`): the text as one raw literal, which
+    /// the compiler reads as fast as a resource and which needs no bundle beside the binary.
+    public var swiftSource: String {
+        "// Written by `hearth train crisis` (docs/safety.md): the shipped crisis model. Do not edit by hand.\n"
+            + "enum CrisisModelWeights {\n    static let text = #\"\"\"\n" + text + "\"\"\"#\n}\n"
+    }
+
+    /// Class probabilities for a message's features (softmax of the summed weights).
+    func probabilities(_ features: [String: Double]) -> [Double] {
+        var logits = [Double](repeating: 0, count: Self.classes.count)
+        for (name, value) in features {
+            guard let row = weights[name] else { continue }
+            for index in logits.indices { logits[index] += row[index] * value }
+        }
+        return Self.softmax(logits)
+    }
+
+    /// The features that pushed hardest from "none" towards `kind`, strongest first.
+    func evidence(_ features: [String: Double], for kind: CrisisKind, limit: Int = 5) -> [String] {
+        guard let column = Self.classes.firstIndex(of: kind) else { return [] }
+        return features.compactMap { name, value -> (String, Double)? in
+            guard let row = weights[name] else { return nil }
+            return (name, (row[column] - row[0]) * value)
+        }
+        .filter { $0.1 > 0 }
+        .sorted { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
+        .prefix(limit)
+        .map { $0.0 + "=" + Self.rounded($0.1) }
+    }
+
+    static func softmax(_ logits: [Double]) -> [Double] {
+        let top = logits.max() ?? 0
+        let exps = logits.map { exp($0 - top) }
+        let total = exps.reduce(0, +)
+        return exps.map { $0 / total }
+    }
+
+    static func rounded(_ value: Double) -> String {
+        let scaled = (value * 10_000).rounded() / 10_000
+        return scaled == 0 ? "0" : String(scaled)
+    }
+}

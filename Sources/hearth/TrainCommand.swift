@@ -1,0 +1,28 @@
+import ArgumentParser
+import Evaluation
+import Safety
+
+struct TrainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "train",
+        abstract: "Train a shipped classifier from labelled JSONL files (docs/safety.md).",
+        subcommands: [Crisis.self]
+    )
+
+    struct Crisis: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: #"The crisis model, from lines {"text": "...", "crisis": true, "kind": "suicidal"}."#)
+        @Argument(help: "The training files.") var files: [String]
+        @Option(help: "The Swift file to write.") var output = "Sources/Safety/Model/CrisisModelWeights.swift"
+        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = 3.0
+        @Option(help: "Drop features seen in fewer training messages than this.") var minimumCount = 2
+        @Option(help: "The crisis probability from which a message is a crisis.") var threshold = 0.5
+
+        func run() throws {
+            var options = CrisisModelTrainer.Options()
+            options.inverseRegularisation = c
+            options.minimumCount = minimumCount
+            options.threshold = threshold
+            for line in try CrisisTraining().run(files: files, output: output, options: options) { print(line) }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Evaluation
+import Foundation
+@testable import Safety
+import Testing
+
+/// The crisis model's machinery: training, the text it ships as, and explanations. How well the shipped model
+/// classifies is measured by `hearth eval crisis` on the labelled sets (docs/safety.md), not asserted here.
+@Suite struct CrisisModelTests {
+    static let examples: [CrisisModelTrainer.Example] = [
+        .init(text: "I want to kill myself tonight", kind: .suicidal),
+        .init(text: "I have written goodbye letters to everyone", kind: .suicidal),
+        .init(text: "there is no point going on, I have the pills ready", kind: .suicidal),
+        .init(text: "I cut my arm again last night", kind: .selfHarm),
+        .init(text: "burned myself with a lighter after the fight", kind: .selfHarm),
+        .init(text: "my husband hits me when he drinks", kind: .abuse),
+        .init(text: "he checks my phone and won't let me see my friends", kind: .abuse),
+        .init(text: "this deadline is killing me", kind: nil),
+        .init(text: "how do I ask for a raise", kind: nil),
+        .init(text: "I wrote thank you letters to my team", kind: nil),
+        .init(text: "my husband cooks when he gets home", kind: nil),
+        .init(text: "cut my hair again, love it", kind: nil),
+    ]
+
+    func options(threshold: Double = 0.5) -> CrisisModelTrainer.Options {
+        var options = CrisisModelTrainer.Options()
+        options.minimumCount = 1
+        options.inverseRegularisation = 10
+        options.threshold = threshold
+        return options
+    }
+
+    @Test func trainingLearnsItsExamplesWithTheirKindsAndIsDeterministic() {
+        let model = CrisisModelTrainer().train(Self.examples, options: options())
+        let detector = CrisisDetector(model: model)
+        for example in Self.examples {
+            #expect(detector.assess(example.text).crisis == example.kind, "\(example.text)")
+        }
+        #expect(CrisisModelTrainer().train(Self.examples, options: options()).text == model.text)
+    }
+
+    @Test func theThresholdDecidesAndTravelsWithTheModel() throws {
+        let strict = try CrisisModel(text: CrisisModelTrainer().train(Self.examples, options: options(threshold: 0.999)).text)
+        #expect(strict.threshold == 0.999)
+        let assessment = CrisisDetector(model: strict).assess("I cut my arm again last night")
+        #expect(assessment.kind == .selfHarm && assessment.score > 0.5 && !assessment.isCrisis)
+    }
+
+    @Test func theTextRoundTripsAndABadLineIsNamed() throws {
+        let model = CrisisModelTrainer().train(Self.examples, options: options())
+        #expect(try CrisisModel(text: model.text).text == model.text)
+        #expect(model.swiftSource.contains(model.text))
+        var lines = model.text.split(separator: "\n").map(String.init)
+        lines[4] = "w:broken\t1 2 3"
+        #expect { try CrisisModel(text: lines.joined(separator: "\n")) } throws: { error in
+            String(describing: error) == "crisis model line 5: expected a name, a tab and 6 weights"
+        }
+        #expect(throws: (any Error).self) { try CrisisModel(text: "not a model") }
+    }
+
+    @Test func evidenceNamesTheFeaturesBehindTheKind() {
+        let assessment = CrisisDetector(model: CrisisModelTrainer().train(Self.examples, options: options()))
+            .assess("he hits me and checks my phone")
+        #expect(assessment.kind == .abuse)
+        #expect(assessment.evidence.contains { $0.hasPrefix("w:hits=") })
+    }
+
+    @Test func theShippedModelLoads() {
+        #expect(CrisisModel.shipped.featureCount > 1000)
+        #expect((0.05...0.95).contains(CrisisModel.shipped.threshold))
+    }
+
+    @Test func trainCommandWritesASwiftFileThatHoldsTheModel() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("train-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let data = directory.appendingPathComponent("train.jsonl").path
+        let lines = Self.examples.map { example in
+            let text = String(decoding: try! JSONEncoder().encode(example.text), as: UTF8.self)
+            return example.kind.map { #"{"text": \#(text), "crisis": true, "kind": "\#($0.rawValue)"}"# } ?? #"{"text": \#(text), "crisis": false}"#
+        }
+        try lines.joined(separator: "\n").write(toFile: data, atomically: true, encoding: .utf8)
+        let output = directory.appendingPathComponent("Weights.swift").path
+        let report = try CrisisTraining().run(files: [data], output: output, options: options())
+        #expect(report.first == "trained on 12 messages (7 crisis) from 1 files")
+        let source = try String(contentsOfFile: output, encoding: .utf8)
+        let start = try #require(source.range(of: "#\"\"\"\n"))
+        let end = try #require(source.range(of: "\"\"\"#", options: .backwards))
+        let model = try CrisisModel(text: String(source[start.upperBound..<end.lowerBound]))
+        #expect(CrisisDetector(model: model).assess("I want to kill myself tonight").crisis == .suicidal)
+
+        try (lines + [#"{"text": "a crisis of no kind", "crisis": true}"#]).joined(separator: "\n").write(toFile: data, atomically: true, encoding: .utf8)
+        #expect { try CrisisTraining().run(files: [data], output: output, options: options()) } throws: { error in
+            String(describing: error).hasSuffix(":13: a crisis needs its \"kind\"")
+        }
+    }
+}
