@@ -15,7 +15,7 @@ struct TrainCommand: ParsableCommand {
         @Option(help: "The Swift file to write.") var output = "Sources/Safety/Model/CrisisModelWeights.swift"
         @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = 3.0
         @Option(help: "Drop features seen in fewer training messages than this.") var minimumCount = 2
-        @Option(help: "The crisis probability from which a message is a crisis.") var threshold = 0.5
+        @Option(help: "The crisis probability from which a message is a crisis.") var threshold = 0.4
 
         func run() throws {
             var options = CrisisModelTrainer.Options()

@@ -22,7 +22,7 @@ public struct CrisisModelTrainer: Sendable {
         public var iterations = 400
         public var learningRate = 0.05
         /// The crisis probability from which a message counts as a crisis.
-        public var threshold = 0.5
+        public var threshold = 0.4
 
         public init() {}
     }
