@@ -11,6 +11,10 @@ public struct CrisisDetector: Sendable {
     let rules: CrisisRules
     let model: CrisisModel
 
+    /// With no cue or role found, the model alone must be this sure: chosen on the development set after an
+    /// ordinary career message ("My manager just told me I lack strategic thinking…") scored 0.4.
+    static let wordsOnlyThreshold = 0.7
+
     public init(model: CrisisModel = .shipped) {
         rules = CrisisRules()
         self.model = model
@@ -26,7 +30,9 @@ public struct CrisisDetector: Sendable {
         let best = kinds.max { probabilities[$0] < probabilities[$1] } ?? 1
         let kind = CrisisModel.classes[best]!
         let score = 1 - probabilities[0]
-        return CrisisAssessment(kind: kind, score: score, isCrisis: score >= model.threshold, signals: signals,
+        // Words alone ("my manager told me…") are weaker evidence than a cue the rules read in context.
+        let threshold = signals.isEmpty ? Self.wordsOnlyThreshold : model.threshold
+        return CrisisAssessment(kind: kind, score: score, isCrisis: score >= threshold, signals: signals,
                                 evidence: { model.evidence(features, for: kind) })
     }
 }
