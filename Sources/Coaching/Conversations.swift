@@ -135,9 +135,11 @@ extension Conversations: CompletedSessions {
 
 /// Memory reads sessions through Coaching, which owns threads and messages.
 extension Conversations: SessionTranscripts {
-    public func transcript(threadID: UUID, userID: UUID, afterSeq: Int64, key: SymmetricKey, on connection: PostgresConnection) async throws -> Transcript? {
+    public func transcript(threadID: UUID, userID: UUID, afterSeq: Int64, throughSeq: Int64, key: SymmetricKey,
+                           on connection: PostgresConnection) async throws -> Transcript? {
         guard let domain = try await threads.domain(of: threadID, userID: userID, on: connection) else { return nil }
-        return Transcript(domain: domain, messages: try await messages.transcript(threadID: threadID, after: afterSeq, key: key, on: connection))
+        let messages = try await messages.transcript(threadID: threadID, after: afterSeq, through: throughSeq, key: key, on: connection)
+        return Transcript(domain: domain, messages: messages)
     }
 
     public func deleteAllThreads(userID: UUID, on connection: PostgresConnection) async throws -> Int {

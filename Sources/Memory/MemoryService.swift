@@ -127,7 +127,8 @@ public struct MemoryService: Sendable {
     /// Ends the thread's session now, or summarizes it on request: a job writes the summary.
     func summarize(tenant: Tenant, identity: Identity, threadID: UUID, reason: MemoryWriter.Reason) async throws {
         try await withKey(tenant, identity) { connection, key in
-            guard try await transcripts.transcript(threadID: threadID, userID: identity.userID, afterSeq: .max, key: key, on: connection) != nil else {
+            guard try await transcripts.transcript(threadID: threadID, userID: identity.userID, afterSeq: .max, throughSeq: .max, key: key,
+                                                         on: connection) != nil else {
                 throw APIError.notFound("No such thread.")
             }
             try await jobs.enqueue(try MemoryJobs.summarize(tenantID: tenant.id, userID: identity.userID, threadID: threadID, reason: reason), on: connection)

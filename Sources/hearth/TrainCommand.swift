@@ -13,15 +13,18 @@ struct TrainCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: #"The crisis model, from lines {"text": "...", "crisis": true, "kind": "suicidal"}."#)
         @Argument(help: "The training files.") var files: [String]
         @Option(help: "The Swift file to write.") var output = "Sources/Safety/Model/CrisisModelWeights.swift"
-        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = 3.0
-        @Option(help: "Drop features seen in fewer training messages than this.") var minimumCount = 2
-        @Option(help: "The crisis probability from which a message is a crisis.") var threshold = 0.4
+        private static let defaults = CrisisModelTrainer.Options()
+        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = defaults.inverseRegularisation
+        @Option(help: "Drop features seen in fewer training messages than this.") var minimumCount = defaults.minimumCount
+        @Option(help: "The crisis probability from which a message is a crisis.") var threshold = defaults.threshold
+        @Option(help: "The same when the rules found no cue or role.") var wordsOnlyThreshold = defaults.wordsOnlyThreshold
 
         func run() throws {
             var options = CrisisModelTrainer.Options()
             options.inverseRegularisation = c
             options.minimumCount = minimumCount
             options.threshold = threshold
+            options.wordsOnlyThreshold = wordsOnlyThreshold
             for line in try CrisisTraining().run(files: files, output: output, options: options) { print(line) }
         }
     }

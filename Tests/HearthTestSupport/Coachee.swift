@@ -1,6 +1,5 @@
 import Foundation
 import HearthPlatform
-import HearthTestSupport
 import HummingbirdTesting
 import PostgresNIO
 import Testing

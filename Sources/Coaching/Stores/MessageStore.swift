@@ -20,12 +20,14 @@ struct MessageStore: Sendable {
 
     /// A message's content sealed for its row (the row id is authenticated with it).
     static func seal(_ content: String, id: UUID, key: SymmetricKey) throws -> Data {
-        Data(try FieldCipher.seal(content, key: key, context: "messages.content:\(id.uuidString.lowercased())"))
+        Data(try FieldCipher.seal(content, key: key, context: context(id)))
     }
 
     static func open(_ sealed: Data, id: UUID, key: SymmetricKey) throws -> String {
-        try FieldCipher.open(Array(sealed), key: key, context: "messages.content:\(id.uuidString.lowercased())")
+        try FieldCipher.open(Array(sealed), key: key, context: context(id))
     }
+
+    private static func context(_ id: UUID) -> String { "messages.content:\(id.uuidString.lowercased())" }
 
     /// An answer still `streaming` after this long has lost its server (it crashed or was killed): no
     /// generation runs that long, given the providers' timeouts. It may then be retried.
@@ -89,14 +91,16 @@ struct MessageStore: Sendable {
         return MessagePage(messages: Array(messages.prefix(limit)), nextCursor: more ? Cursor(position: sequence[limit - 1]).string : nil)
     }
 
-    /// A thread's complete messages after `seq`, oldest first, for Memory's summaries (answers being generated,
+    /// A thread's complete messages after `seq` up to `through`, oldest first, for Memory's summaries (answers being generated,
     /// interrupted or failed are not part of what was said). A crisis exchange is left out: what someone writes
     /// in crisis is not a fact or a pattern to coach them on later, and coaching resumes without it (FR22).
-    func transcript(threadID: UUID, after seq: Int64, key: SymmetricKey, on connection: PostgresConnection) async throws -> [Transcript.Message] {
+    func transcript(threadID: UUID, after seq: Int64, through: Int64, key: SymmetricKey,
+                    on connection: PostgresConnection) async throws -> [Transcript.Message] {
         let rows = try await connection.query(
             """
             SELECT id, seq, role, content_ciphertext, created_at FROM messages
-            WHERE thread_id = \(threadID) AND seq > \(seq) AND status = 'complete' AND crisis_kind IS NULL ORDER BY seq
+            WHERE thread_id = \(threadID) AND seq > \(seq) AND seq <= \(through) AND status = 'complete' AND crisis_kind IS NULL
+            ORDER BY seq
             """,
             logger: logger
         )

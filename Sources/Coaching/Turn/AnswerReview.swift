@@ -7,11 +7,11 @@ struct Plan: Sendable {
     let classification: TurnClassification
     let resources: [CrisisResource]
 
-    /// The same plan with Hearth's default resources where it has none (a retry or a preview stores nothing,
-    /// so it does not read the tenant's).
-    var withBuiltInResources: Plan {
-        guard classification.crisisSupport, resources.isEmpty else { return self }
-        return Plan(classification: classification, resources: TurnSafety.resources(stored: nil, locale: nil))
+    /// `stored`: the tenant's resources for the locale as the send read them; a retry or a preview reads
+    /// nothing and passes `nil`, which offers Hearth's built-in ones.
+    init(classification: TurnClassification, stored: Data?, locale: String?) {
+        self.classification = classification
+        resources = classification.crisisSupport ? TurnSafety.resources(stored: stored, locale: locale) : []
     }
 }
 

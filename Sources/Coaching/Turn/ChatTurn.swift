@@ -63,8 +63,7 @@ public struct ChatTurn: Sendable {
                                              locales: classification.crisisSupport ? CrisisResources.candidates(for: locale) : nil,
                                              key: context.key) {
         case .stored(let exchange, let stored):
-            let plan = Plan(classification: classification,
-                            resources: classification.crisisSupport ? TurnSafety.resources(stored: stored, locale: locale) : [])
+            let plan = Plan(classification: classification, stored: stored, locale: locale)
             var recollection = recollect(content, plan: plan, context: context, insights: true)
             if let insight = recollection.insight,
                try await !insights.record(insight, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
@@ -102,10 +101,10 @@ public struct ChatTurn: Sendable {
         // The question is classified again (in process, so nothing is stored twice); its crisis, if any, was
         // recorded and announced with the first answer. An insight is surfaced once, with the first answer too.
         let plan = Plan(classification: try await classify(question, context: context, history: history, tenantID: tenant.id),
-                        resources: [])
-        let recollection = recollect(question, plan: plan.withBuiltInResources, context: context, insights: false)
+                        stored: nil, locale: nil)
+        let recollection = recollect(question, plan: plan, context: context, insights: false)
         return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
-                     message: question, plan: plan.withBuiltInResources, recollection: recollection, tenant: tenant,
+                     message: question, plan: plan, recollection: recollection, tenant: tenant,
                      identity: identity, threadID: threadID)
     }
 
@@ -115,7 +114,7 @@ public struct ChatTurn: Sendable {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
         let history = try context.conversation()
         let plan = Plan(classification: try await classify(content, context: context, history: history, tenantID: tenant.id),
-                        resources: []).withBuiltInResources
+                        stored: nil, locale: nil)
         let recollection = recollect(content, plan: plan, context: context, insights: true)
         let (request, sections) = request(context, history: history, message: content, plan: plan, recollection: recollection)
         return PromptPreview(

@@ -29,7 +29,7 @@ public struct DomainRouter: Sendable {
     public let keys: [String]
     /// For each known feature, its log probability in each domain (in `keys` order).
     let logLikelihoods: [String: [Double]]
-    public var confidenceThreshold = 0.55
+    public static let confidenceThreshold = 0.55
 
     /// Messages with fewer known features than this borrow from the recent ones.
     static let shortMessage = 3
@@ -61,7 +61,7 @@ public struct DomainRouter: Sendable {
         logLikelihoods = counts.mapValues { row in
             row.indices.map { index in
                 let total = totals[index] + Self.smoothing * vocabulary
-                return ((row[index] + Self.smoothing) / total).logNatural
+                return log((row[index] + Self.smoothing) / total)
             }
         }
     }
@@ -78,7 +78,7 @@ public struct DomainRouter: Sendable {
             }
         }
         guard evidence > 0, let best = scores.max() else { return [Double](repeating: 0, count: keys.count) }
-        let exponentials = scores.map { ($0 - best).exponential }
+        let exponentials = scores.map { exp($0 - best) }
         let sum = exponentials.reduce(0, +)
         return exponentials.map { $0 / sum }
     }
@@ -90,7 +90,7 @@ public struct DomainRouter: Sendable {
             return Route(domain: current, confidence: 0, routed: false)
         }
         let confidence = probabilities[best]
-        if confidence >= confidenceThreshold || current == nil {
+        if confidence >= Self.confidenceThreshold || current == nil {
             return Route(domain: keys[best], confidence: confidence, routed: true)
         }
         return Route(domain: current, confidence: confidence, routed: false)
@@ -106,9 +106,4 @@ public struct DomainRouter: Sendable {
         }
         return known
     }
-}
-
-private extension Double {
-    var logNatural: Double { Foundation.log(self) }
-    var exponential: Double { Foundation.exp(self) }
 }

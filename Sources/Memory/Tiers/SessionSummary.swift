@@ -21,8 +21,14 @@ public struct SessionSummary: Codable, Sendable, Equatable {
         self.text = text
     }
 
+    /// A summary whose paragraph is composed from its fields.
+    init(topics: [String], emotionalArc: String, keyInsight: String?, followUps: [String], userQuote: String?) {
+        self.init(topics: topics, emotionalArc: emotionalArc, keyInsight: keyInsight, followUps: followUps, userQuote: userQuote,
+                  text: Self.compose(topics: topics, emotionalArc: emotionalArc, keyInsight: keyInsight, followUps: followUps, userQuote: userQuote))
+    }
+
     /// The paragraph in the document's field order, from the fields.
-    static func compose(topics: [String], emotionalArc: String, keyInsight: String?, followUps: [String], userQuote: String?) -> String {
+    private static func compose(topics: [String], emotionalArc: String, keyInsight: String?, followUps: [String], userQuote: String?) -> String {
         var parts = ["Topics: \(topics.isEmpty ? "general check-in" : topics.joined(separator: ", "))."]
         parts.append("Emotional arc: \(emotionalArc).")
         if let keyInsight { parts.append("Key insight: \(keyInsight)") }

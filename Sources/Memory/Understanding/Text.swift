@@ -49,13 +49,6 @@ enum Text {
         }.joined(separator: " ")
     }
 
-    /// The phrase cut at the first clause break, at most `limit` words.
-    static func clause(_ text: Substring, limit: Int = 14) -> String {
-        let stop = text.firstIndex(where: { ",;:".contains($0) }) ?? text.endIndex
-        return text[..<stop].split(separator: " ").prefix(limit).joined(separator: " ")
-            .trimmingCharacters(in: .whitespaces.union(.punctuationCharacters))
-    }
-
     /// Order kept, repeats dropped.
     static func unique(_ items: [String]) -> [String] {
         var seen = Set<String>()

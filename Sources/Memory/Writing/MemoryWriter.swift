@@ -72,7 +72,8 @@ public struct MemoryWriter: Sendable {
         let planned = try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key -> Plan? in
             try await progress.ensure(tenantID: tenantID, userID: userID, threadID: threadID, on: connection)
             guard let seen = try await progress.load(threadID: threadID, on: connection),
-                  let session = try await transcripts.transcript(threadID: threadID, userID: userID, afterSeq: seen.summarizedSeq, key: key, on: connection)
+                  let session = try await transcripts.transcript(threadID: threadID, userID: userID, afterSeq: seen.summarizedSeq, throughSeq: .max,
+                                                                 key: key, on: connection)
             else { return nil }
             let sessionKey = SessionKey.make(threadID: threadID, summarizedSeq: seen.summarizedSeq)
             switch reason {
@@ -121,9 +122,9 @@ public struct MemoryWriter: Sendable {
     func extractFacts(tenantID: UUID, userID: UUID, summaryID: UUID) async throws {
         let read = try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key -> (SummaryStore.Source, Transcript, [StoredFact])? in
             guard let source = try await summaries.source(summaryID, userID: userID, key: key, on: connection),
-                  let transcript = try await transcripts.transcript(threadID: source.threadID, userID: userID, afterSeq: source.fromSeq - 1, key: key, on: connection)
+                  let covered = try await transcripts.transcript(threadID: source.threadID, userID: userID, afterSeq: source.fromSeq - 1,
+                                                                 throughSeq: source.throughSeq, key: key, on: connection)
             else { return nil }
-            let covered = Transcript(domain: transcript.domain, messages: transcript.messages.filter { $0.seq <= source.throughSeq })
             return (source, covered, try await facts.active(userID: userID, key: key, on: connection))
         }
         guard let (source, transcript, known) = read else { return }

@@ -27,8 +27,7 @@ public struct ModelSummarizer: SessionSummarizer {
         let insight = parsed.keyInsight.map(ModelWriting.clean).flatMap { $0.isEmpty ? nil : String($0.prefix(240)) }
         let followUps = (parsed.followUps ?? []).map(ModelWriting.clean).filter { !$0.isEmpty }.prefix(4).map { String($0.prefix(160)) }
         let quote = parsed.userQuote.map(ModelWriting.clean).flatMap { $0.isEmpty ? nil : String($0.prefix(240)) }
-        return SessionSummary(topics: Array(topics), emotionalArc: arc, keyInsight: insight, followUps: Array(followUps), userQuote: quote,
-                              text: SessionSummary.compose(topics: Array(topics), emotionalArc: arc, keyInsight: insight, followUps: Array(followUps), userQuote: quote))
+        return SessionSummary(topics: Array(topics), emotionalArc: arc, keyInsight: insight, followUps: Array(followUps), userQuote: quote)
     }
 
     static let instructions = """

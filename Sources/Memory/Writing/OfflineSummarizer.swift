@@ -33,10 +33,7 @@ public struct OfflineSummarizer: SessionSummarizer {
 
         let keyInsight = insight.map { "They realised: \"\($0)\"." }
         let actions = followUps.prefix(3).map { Text.thirdPerson($0) }
-        return SessionSummary(
-            topics: topics, emotionalArc: arc, keyInsight: keyInsight, followUps: Array(actions), userQuote: quote,
-            text: SessionSummary.compose(topics: topics, emotionalArc: arc, keyInsight: keyInsight, followUps: Array(actions), userQuote: quote)
-        )
+        return SessionSummary(topics: topics, emotionalArc: arc, keyInsight: keyInsight, followUps: Array(actions), userQuote: quote)
     }
 
     /// The strongest feeling word in a message, as a state ("stung", "calmer").

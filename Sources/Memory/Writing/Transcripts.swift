@@ -35,8 +35,9 @@ public struct Transcript: Sendable {
 /// Threads and their messages, answered by the feature that owns them (Coaching), so Memory never reads its
 /// tables. Each call runs on the caller's connection, inside its tenant-scoped transaction.
 public protocol SessionTranscripts: Sendable {
-    /// The thread's complete messages with `seq > afterSeq`; `nil` when the user has no such thread.
-    func transcript(threadID: UUID, userID: UUID, afterSeq: Int64, key: SymmetricKey, on connection: PostgresConnection) async throws -> Transcript?
+    /// The thread's complete messages with `afterSeq < seq <= throughSeq`; `nil` when the user has no such thread.
+    func transcript(threadID: UUID, userID: UUID, afterSeq: Int64, throughSeq: Int64, key: SymmetricKey,
+                    on connection: PostgresConnection) async throws -> Transcript?
     /// Deletes every thread of the user ("forget everything"); returns how many.
     func deleteAllThreads(userID: UUID, on connection: PostgresConnection) async throws -> Int
 }

@@ -15,7 +15,6 @@ public struct CrisisAssessment: Sendable {
     public struct Signal: Sendable, Equatable, CustomStringConvertible {
         public let cue: String
         public let kind: CrisisKind
-        public let weight: Double
         /// Why the weight was lowered ("negated", "past", "fiction", "quoted", "laughing"); empty when it counts in full.
         public let modifiers: [String]
         public let score: Double

@@ -11,27 +11,20 @@ public struct CrisisDetector: Sendable {
     let rules: CrisisRules
     let model: CrisisModel
 
-    /// With no cue or role found, the model alone must be this sure: chosen on the development set after an
-    /// ordinary career message ("My manager just told me I lack strategic thinking…") scored 0.4.
-    static let wordsOnlyThreshold = 0.7
-
     public init(model: CrisisModel = .shipped) {
         rules = CrisisRules()
         self.model = model
     }
 
     public func assess(_ text: String) -> CrisisAssessment {
-        let tokens = Tokens(text)
+        let (tokens, signals, features) = CrisisFeatures.read(text, rules: rules)
         guard !tokens.tokens.isEmpty else { return .none }
-        let signals = rules.read(tokens)
-        let features = CrisisFeatures.extract(tokens, signals: signals)
         let probabilities = model.probabilities(features)
         let kinds = probabilities.indices.dropFirst()
         let best = kinds.max { probabilities[$0] < probabilities[$1] } ?? 1
         let kind = CrisisModel.classes[best]!
         let score = 1 - probabilities[0]
-        // Words alone ("my manager told me…") are weaker evidence than a cue the rules read in context.
-        let threshold = signals.isEmpty ? Self.wordsOnlyThreshold : model.threshold
+        let threshold = signals.isEmpty ? model.wordsOnlyThreshold : model.threshold
         return CrisisAssessment(kind: kind, score: score, isCrisis: score >= threshold, signals: signals,
                                 evidence: { model.evidence(features, for: kind) })
     }

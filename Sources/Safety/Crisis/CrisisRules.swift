@@ -34,13 +34,12 @@ struct CrisisRules: Sendable {
         let words = tokens.words
         guard !words.isEmpty else { return [] }
         let clauses = Self.clauseRanges(tokens.tokens)
-        let framed = Framing.isFramed(words)
-        let messageTense = MessageTense(words)
+        // Context is read only for clauses where a cue or role was found: most messages have none.
+        lazy var framed = Framing.isFramed(words)
+        lazy var messageTense = MessageTense(words)
         var signals: [CrisisAssessment.Signal] = []
         var seen = Set<String>()
         for (position, clause) in clauses.enumerated() {
-            let vetoed = Figurative.vetoedKinds(words, clause: clause)
-            let tense = Tense(words, clause: clause, next: clauses.dropFirst(position + 1).first, message: messageTense)
             var matches: [Match] = []
             for start in clause {
                 for index in index.candidates(at: words[start]) {
@@ -53,6 +52,9 @@ struct CrisisRules: Sendable {
                 matches.append(Match(name: "role-" + finding.kind.rawValue, kind: finding.kind, weight: finding.weight,
                                      span: finding.span, traits: finding.kind == .selfHarm ? [] : [.figurative]))
             }
+            guard !matches.isEmpty else { continue }
+            let vetoed = Figurative.vetoedKinds(words, clause: clause)
+            let tense = Tense(words, clause: clause, next: clauses.dropFirst(position + 1).first, message: messageTense)
             for match in matches where !seen.contains(match.name) {
                 let start = match.span.lowerBound
                 var kind = match.kind
@@ -88,7 +90,7 @@ struct CrisisRules: Sendable {
                     modifiers.append("laughing"); score *= 0.5
                 }
                 seen.insert(match.name)
-                signals.append(.init(cue: match.name, kind: kind, weight: match.weight, modifiers: modifiers, score: score, span: match.span))
+                signals.append(.init(cue: match.name, kind: kind, modifiers: modifiers, score: score, span: match.span))
             }
         }
         return signals

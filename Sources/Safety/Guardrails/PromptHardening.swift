@@ -18,6 +18,12 @@ public enum PromptHardening {
         "system prompt", "coach",
     ]
 
+    /// Tags that open or close one of Hearth's delimited blocks (or pretend to be a system block); compiled once.
+    static let blockTag = try! NSRegularExpression(
+        pattern: #"</?\s*(system|assistant|user|developer|instructions?|persona|person|context|coach)[^>]*>"#,
+        options: [.caseInsensitive]
+    )
+
     /// `text` with role markers and template tokens removed and Hearth's own delimiters defused.
     public static func neutralise(_ text: String) -> String {
         var cleaned = text
@@ -27,11 +33,7 @@ public enum PromptHardening {
             for token in templateTokens {
                 cleaned = cleaned.replacingOccurrences(of: token, with: " ", options: .caseInsensitive)
             }
-            // Tags that open or close one of Hearth's delimited blocks (or pretend to be a system block).
-            cleaned = cleaned.replacingOccurrences(
-                of: #"</?\s*(system|assistant|user|developer|instructions?|persona|person|context|coach)[^>]*>"#,
-                with: " ", options: [.regularExpression, .caseInsensitive]
-            )
+            cleaned = blockTag.stringByReplacingMatches(in: cleaned, range: NSRange(cleaned.startIndex..., in: cleaned), withTemplate: " ")
         }
         let lines = cleaned.split(separator: "\n", omittingEmptySubsequences: false).map(neutraliseLine)
         return lines.joined(separator: "\n")

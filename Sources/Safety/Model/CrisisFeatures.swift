@@ -14,6 +14,13 @@ import Foundation
 /// slang and contractions share one feature. Names only ever reach the model and development output
 /// (``CrisisAssessment/evidence``): word features are message text and are never stored or logged.
 enum CrisisFeatures {
+    /// A message as the rules read it and as features: the one reading the detector and the trainer share.
+    static func read(_ text: String, rules: CrisisRules) -> (tokens: Tokens, signals: [CrisisAssessment.Signal], features: [String: Double]) {
+        let tokens = Tokens(text)
+        let signals = rules.read(tokens)
+        return (tokens, signals, extract(tokens, signals: signals))
+    }
+
     /// Feature names and values; each name once.
     static func extract(_ tokens: Tokens, signals: [CrisisAssessment.Signal]) -> [String: Double] {
         var features: [String: Double] = ["bias": 1]

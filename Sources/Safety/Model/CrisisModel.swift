@@ -10,11 +10,14 @@ public struct CrisisModel: Sendable {
     /// "none" first, then the kinds.
     static let classes: [CrisisKind?] = [nil] + CrisisKind.allCases
     static let header = "hearth-crisis-model 1"
+    static let classesLine = "classes " + classes.map { $0?.rawValue ?? "none" }.joined(separator: " ")
 
     /// Weights per feature, one per class in ``classes`` order.
     let weights: [String: [Double]]
     /// The crisis probability at which a message is a crisis.
     public let threshold: Double
+    /// The same when the rules found no cue or role: words alone are weaker evidence than a cue read in context.
+    public let wordsOnlyThreshold: Double
 
     public var featureCount: Int { weights.count }
 
@@ -33,24 +36,27 @@ public struct CrisisModel: Sendable {
         }
     }()
 
-    init(weights: [String: [Double]], threshold: Double) {
+    init(weights: [String: [Double]], threshold: Double, wordsOnlyThreshold: Double) {
         self.weights = weights
         self.threshold = threshold
+        self.wordsOnlyThreshold = wordsOnlyThreshold
     }
 
-    /// Reads the text ``text`` writes: a header, `classes …`, `threshold …`, then one line per feature:
-    /// the name, a tab, a weight per class.
+    /// Reads the text ``text`` writes: a header, `classes …`, `threshold …`, `threshold-words-only …`, then one
+    /// line per feature: the name, a tab, a weight per class.
     public init(text: String) throws {
         var weights: [String: [Double]] = [:]
         var threshold: Double?
+        var wordsOnlyThreshold: Double?
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         guard lines.first.map(String.init) == Self.header else { throw FormatError(line: 1, reason: "expected \"\(Self.header)\"") }
-        let classNames = Self.classes.map { $0?.rawValue ?? "none" }.joined(separator: " ")
         for (offset, line) in lines.enumerated().dropFirst() {
             if line.hasPrefix("classes ") {
-                guard line.dropFirst(8) == classNames else { throw FormatError(line: offset + 1, reason: "expected classes \(classNames)") }
+                guard line == Self.classesLine else { throw FormatError(line: offset + 1, reason: "expected \(Self.classesLine)") }
             } else if line.hasPrefix("threshold ") {
                 threshold = Double(line.dropFirst(10))
+            } else if line.hasPrefix("threshold-words-only ") {
+                wordsOnlyThreshold = Double(line.dropFirst(21))
             } else {
                 let parts = line.split(separator: "\t")
                 let values = parts.count == 2 ? parts[1].split(separator: " ").compactMap { Double($0) } : []
@@ -58,14 +64,15 @@ public struct CrisisModel: Sendable {
                 weights[String(parts[0])] = values
             }
         }
-        guard let threshold, (0...1).contains(threshold) else { throw FormatError(line: 0, reason: "no threshold between 0 and 1") }
-        self.init(weights: weights, threshold: threshold)
+        guard let threshold, let wordsOnlyThreshold, (0...1).contains(threshold), (0...1).contains(wordsOnlyThreshold) else {
+            throw FormatError(line: 0, reason: "no threshold and threshold-words-only between 0 and 1")
+        }
+        self.init(weights: weights, threshold: threshold, wordsOnlyThreshold: wordsOnlyThreshold)
     }
 
     /// The model as text: features sorted by name, weights to 4 decimals, so a retrained model diffs by line.
     public var text: String {
-        var lines = [Self.header, "classes " + Self.classes.map { $0?.rawValue ?? "none" }.joined(separator: " "),
-                     "threshold \(threshold)"]
+        var lines = [Self.header, Self.classesLine, "threshold \(threshold)", "threshold-words-only \(wordsOnlyThreshold)"]
         for name in weights.keys.sorted() {
             lines.append(name + "\t" + weights[name]!.map { Self.rounded($0) }.joined(separator: " "))
         }

@@ -23,6 +23,9 @@ public struct CrisisModelTrainer: Sendable {
         public var learningRate = 0.05
         /// The crisis probability from which a message counts as a crisis.
         public var threshold = 0.4
+        /// The same for a message in which the rules found no cue or role (chosen on the development set after
+        /// an ordinary career message, "My manager just told me I lack strategic thinking…", scored 0.4).
+        public var wordsOnlyThreshold = 0.7
 
         public init() {}
     }
@@ -32,10 +35,7 @@ public struct CrisisModelTrainer: Sendable {
     public init() {}
 
     public func train(_ examples: [Example], options: Options = .init()) -> CrisisModel {
-        let extracted = examples.map { example in
-            let tokens = Tokens(example.text)
-            return CrisisFeatures.extract(tokens, signals: rules.read(tokens))
-        }
+        let extracted = examples.map { CrisisFeatures.read($0.text, rules: rules).features }
         var counts: [String: Int] = [:]
         for features in extracted { for name in features.keys { counts[name, default: 0] += 1 } }
         let names = counts.filter { $0.value >= options.minimumCount }.keys.sorted()
@@ -52,7 +52,7 @@ public struct CrisisModelTrainer: Sendable {
             // Weights this small change no probability by more than a rounding error: they only cost size.
             if row.contains(where: { abs($0) >= 0.005 }) { table[name] = row }
         }
-        return CrisisModel(weights: table, threshold: options.threshold)
+        return CrisisModel(weights: table, threshold: options.threshold, wordsOnlyThreshold: options.wordsOnlyThreshold)
     }
 
     /// Minimises mean cross-entropy + λ/2·‖W‖² (bias unregularised), λ = 1 / (C · examples).

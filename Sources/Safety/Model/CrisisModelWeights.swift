@@ -4,6 +4,7 @@ enum CrisisModelWeights {
 hearth-crisis-model 1
 classes none suicidal self_harm abuse harm_to_others third_party
 threshold 0.4
+threshold-words-only 0.7
 b:0 again	-0.222 -0.0484 0.3142 -0.0221 -0.011 -0.0107
 b:0 on	0.0833 -0.0576 -0.016 -0.0022 -0.0055 -0.0014
 b:10 and	0.0755 -0.0198 -0.0131 -0.0203 -0.0057 -0.0166
