@@ -46,6 +46,8 @@ public struct MessageView: ResponseEncodable, Sendable, Equatable {
     public let provider: String?
     public let model: String?
     public let createdAt: Date
+    /// Set on a message that showed a crisis and on its answer (absent otherwise).
+    public var crisisKind: CrisisKind? = nil
 }
 
 public struct MessagePage: ResponseEncodable, Sendable {

@@ -76,6 +76,61 @@ import Testing
         }
     }
 
+    /// A crisis answer read again — a replayed send, a reconnect to the stored answer, a retry, the prompt
+    /// preview — carries the tenant's resources for the person's locale, exactly as the live answer did.
+    @Test func replaysRetriesAndPreviewsOfACrisisAnswerCarryTheTenantsResources() async throws {
+        try await withMockedHearth(.init(responseTokens: 6), tenant: .init(promptDebug: true)) { controls, hearth, key, _ in
+            let tenant = try #require(try await hearth.adminString("SELECT id::text FROM tenants").flatMap(UUID.init(uuidString:)))
+            try await hearth.withAppDatabase { database in
+                try await SafetySettings(database: database).save(
+                    tenantID: tenant, locale: "en-GB", resources: [.init(name: "Samaritans", description: "Any time.", phone: "116 123")], disclaimer: nil
+                )
+            }
+            controls.script([.disconnect(afterTokens: 2)])
+            controls.recordConversations()
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                let british = [("Accept-Language", "en-GB"), ("Idempotency-Key", "crisis-1")]
+                let (_, live) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "I'm going to end my life"], headers: british)
+                #expect(live.names.prefix(2) == ["start", "crisis"] && live.names.last == "error")
+                let answerID = try #require(live.first?["assistantMessageId"] as? String)
+                let names = { (events: [ReceivedEvent]) in
+                    ((events.first { $0.event == "crisis" }?["resources"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
+                }
+                #expect(names(live) == ["Samaritans"])
+
+                // The same send again (a phone that lost the answer) and a reconnect to the stored answer.
+                let (_, replayed) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "I'm going to end my life"], headers: british)
+                #expect(replayed.names == ["start", "crisis", "delta", "error"])
+                #expect(names(replayed) == ["Samaritans"])
+                let (_, reconnected) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(answerID)/events", headers: [("Accept-Language", "en-GB")])
+                #expect(reconnected.names == ["start", "crisis", "delta", "error"])
+                #expect(names(reconnected) == ["Samaritans"])
+                let json = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "I'm going to end my life"],
+                                                 headers: [.acceptLanguage: "en-GB", .init("Idempotency-Key")!: "crisis-1"])
+                #expect((json["crisis"] as? [String: Any])?["kind"] as? String == "suicidal")
+
+                // The retry regenerates a crisis answer: announced again, and answered with the tenant's resources.
+                let (_, retried) = try await coachee.sse.events(.POST, coachee.messagesPath + "/\(answerID)/retry", headers: [("Accept-Language", "en-GB")])
+                #expect(retried.names.prefix(2) == ["start", "crisis"] && retried.names.last == "done")
+                #expect(names(retried) == ["Samaritans"])
+                #expect(controls.systemPrompts.last?.contains("Resource: Samaritans") == true)
+
+                // Within the crisis window, the preview shows the instructions a send would get: the tenant's resources.
+                let preview = try await client.call(.post, "/v1/threads/\(coachee.threadID)/prompt-preview", clientKey: key, token: coachee.token,
+                                                    json: ["content": "thank you for staying"], headers: [.acceptLanguage: "en-GB"])
+                #expect((preview["system"] as? String)?.contains("Resource: Samaritans") == true)
+                #expect((preview["system"] as? String)?.contains("988") == false)
+
+                // History marks the crisis exchange, and only it.
+                let history = try await client.call(.get, coachee.messagesPath + "?order=oldest", clientKey: key, token: coachee.token)
+                #expect((history["messages"] as? [[String: Any]])?.map { $0["crisisKind"] as? String } == ["suicidal", "suicidal"])
+            }
+            // One crisis, recorded once: replays and the retry announce it without recording it again.
+            #expect(try await hearth.adminCount("crisis_events") == 1)
+        }
+    }
+
     @Test func crisisSupportHoldsForTheRestOfTheSessionAndCoachingResumesAfter() async throws {
         try await withMockedHearth(.init(responseTokens: 3)) { controls, hearth, key, _ in
             controls.recordConversations()

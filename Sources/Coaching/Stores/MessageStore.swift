@@ -5,6 +5,7 @@ import LLM
 import Logging
 import Memory
 import PostgresNIO
+import Safety
 
 /// Owns `messages`. Content is sealed with the user's data key, bound to the message id.
 struct MessageStore: Sendable {
@@ -54,12 +55,12 @@ struct MessageStore: Sendable {
     func message(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> MessageView? {
         let rows = try await connection.query(
             """
-            SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at
+            SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, crisis_kind
             FROM messages WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID)
             """,
             logger: logger
         )
-        for try await row in rows.decode((UUID, String, String, Data, UUID?, String?, String?, Date).self) {
+        for try await row in rows.decode((UUID, String, String, Data, UUID?, String?, String?, Date, String?).self) {
             return try view(row, key: key)
         }
         return nil
@@ -70,12 +71,12 @@ struct MessageStore: Sendable {
         let rows = try await connection.query(
             order == .newest
                 ? """
-                  SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, seq FROM messages
+                  SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, crisis_kind, seq FROM messages
                   WHERE thread_id = \(threadID) AND (\(position)::bigint IS NULL OR seq < \(position))
                   ORDER BY seq DESC LIMIT \(limit + 1)
                   """
                 : """
-                  SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, seq FROM messages
+                  SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, crisis_kind, seq FROM messages
                   WHERE thread_id = \(threadID) AND (\(position)::bigint IS NULL OR seq > \(position))
                   ORDER BY seq ASC LIMIT \(limit + 1)
                   """,
@@ -83,9 +84,9 @@ struct MessageStore: Sendable {
         )
         var messages: [MessageView] = []
         var sequence: [Int64] = []
-        for try await row in rows.decode((UUID, String, String, Data, UUID?, String?, String?, Date, Int64).self) {
-            messages.append(try view((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7), key: key))
-            sequence.append(row.8)
+        for try await row in rows.decode((UUID, String, String, Data, UUID?, String?, String?, Date, String?, Int64).self) {
+            messages.append(try view((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8), key: key))
+            sequence.append(row.9)
         }
         let more = messages.count > limit
         return MessagePage(messages: Array(messages.prefix(limit)), nextCursor: more ? Cursor(position: sequence[limit - 1]).string : nil)
@@ -125,12 +126,12 @@ struct MessageStore: Sendable {
         return try await rows.collect().first?.decode(Bool.self) ?? false
     }
 
-    private func view(_ row: (UUID, String, String, Data, UUID?, String?, String?, Date), key: SymmetricKey) throws -> MessageView {
+    private func view(_ row: (UUID, String, String, Data, UUID?, String?, String?, Date, String?), key: SymmetricKey) throws -> MessageView {
         MessageView(
             id: row.0, role: row.1,
             content: try Self.open(row.3, id: row.0, key: key),
             status: MessageStatus(rawValue: row.2) ?? .complete,
-            replyTo: row.4, provider: row.5, model: row.6, createdAt: row.7
+            replyTo: row.4, provider: row.5, model: row.6, createdAt: row.7, crisisKind: row.8.flatMap(CrisisKind.init(rawValue:))
         )
     }
 }

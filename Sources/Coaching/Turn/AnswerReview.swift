@@ -7,11 +7,15 @@ struct Plan: Sendable {
     let classification: TurnClassification
     let resources: [CrisisResource]
 
-    /// `stored`: the tenant's resources for the locale as the send read them; a retry or a preview reads
-    /// nothing and passes `nil`, which offers Hearth's built-in ones.
+    /// `stored`: the tenant's resources for the locale as the send's store read them (`nil` when it has none).
     init(classification: TurnClassification, stored: Data?, locale: String?) {
+        self.init(classification: classification,
+                  resources: classification.crisisSupport ? TurnSafety.resources(stored: stored, locale: locale) : [])
+    }
+
+    init(classification: TurnClassification, resources: [CrisisResource]) {
         self.classification = classification
-        resources = classification.crisisSupport ? TurnSafety.resources(stored: stored, locale: locale) : []
+        self.resources = resources
     }
 }
 

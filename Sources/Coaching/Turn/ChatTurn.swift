@@ -34,6 +34,7 @@ public struct ChatTurn: Sendable {
     let insights: InsightRecorder
     let domains: CoachingDomains
     let safety = TurnSafety()
+    let safetySettings: SafetySettings
     let logger: Logger
 
     /// Earlier messages read for the prompt: the short-term tier keeps the last 10 (within its token budget); a
@@ -49,6 +50,7 @@ public struct ChatTurn: Sendable {
         self.factory = factory
         self.insights = InsightRecorder(database: database)
         self.domains = domains
+        self.safetySettings = SafetySettings(database: database)
         self.logger = database.logger
     }
 
@@ -84,7 +86,7 @@ public struct ChatTurn: Sendable {
     }
 
     /// Regenerates an interrupted or failed answer in place.
-    func retry(tenant: Tenant, identity: Identity, threadID: UUID, assistantMessageID: UUID) async throws -> Generation {
+    func retry(tenant: Tenant, identity: Identity, threadID: UUID, assistantMessageID: UUID, locale: String?) async throws -> Generation {
         guard registry.find(assistantMessageID) == nil else {
             throw APIError.conflict("generation_in_progress", "This answer is still being generated.")
         }
@@ -99,22 +101,22 @@ public struct ChatTurn: Sendable {
         var history = try context.conversation()
         let question = history.last?.role == .user ? history.removeLast().content : ""
         // The question is classified again (in process, so nothing is stored twice); its crisis, if any, was
-        // recorded and announced with the first answer. An insight is surfaced once, with the first answer too.
-        let plan = Plan(classification: try await classify(question, context: context, history: history, tenantID: tenant.id),
-                        stored: nil, locale: nil)
+        // recorded with the first answer and is announced again with this one. An insight is surfaced once,
+        // with the first answer.
+        let plan = try await unstoredPlan(try await classify(question, context: context, history: history, tenantID: tenant.id),
+                                          tenantID: tenant.id, locale: locale)
         let recollection = recollect(question, plan: plan, context: context, insights: false)
         return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
                      message: question, plan: plan, recollection: recollection, tenant: tenant,
                      identity: identity, threadID: threadID)
     }
 
-    /// The request a send of `content` would make now, and the memory it would carry; nothing is stored (so
-    /// crisis support shows Hearth's built-in resources, not the tenant's).
-    func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String) async throws -> PromptPreview {
+    /// The request a send of `content` would make now, and the memory it would carry; nothing is stored.
+    func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String, locale: String?) async throws -> PromptPreview {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
         let history = try context.conversation()
-        let plan = Plan(classification: try await classify(content, context: context, history: history, tenantID: tenant.id),
-                        stored: nil, locale: nil)
+        let plan = try await unstoredPlan(try await classify(content, context: context, history: history, tenantID: tenant.id),
+                                          tenantID: tenant.id, locale: locale)
         let recollection = recollect(content, plan: plan, context: context, insights: true)
         let (request, sections) = request(context, history: history, message: content, plan: plan, recollection: recollection)
         return PromptPreview(
@@ -129,6 +131,20 @@ public struct ChatTurn: Sendable {
 
     func inFlight(_ assistantMessageID: UUID) -> Generation? {
         registry.find(assistantMessageID)
+    }
+
+    /// The `crisis` event for a stored answer being replayed: the same announcement its live stream made, with
+    /// the tenant's resources for the person's locale now. `nil` when the message showed no crisis.
+    func crisisEvent(for message: MessageView, tenantID: UUID, locale: String?) async throws -> CrisisEvent? {
+        guard let kind = message.crisisKind else { return nil }
+        return CrisisEvent(kind: kind, resources: try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources)
+    }
+
+    /// The plan of a retry or a preview: they store nothing, so the resources a send gets from its store's round
+    /// trip are read here — only in crisis support, which is rare enough not to matter for latency.
+    private func unstoredPlan(_ classification: TurnClassification, tenantID: UUID, locale: String?) async throws -> Plan {
+        guard classification.crisisSupport else { return Plan(classification: classification, resources: []) }
+        return Plan(classification: classification, resources: try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources)
     }
 
     private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?) async throws -> TurnStore.Context {
