@@ -29,6 +29,27 @@ import Testing
         return options
     }
 
+    /// The words and the letter runs are each scaled as one block: unit length in a long message, and no more
+    /// per feature in a short one than in a sentence (`tell me` is two words, not two certainties). A
+    /// misspelling shares most of its letter runs with the word the training sets had.
+    @Test func wordsAndLetterRunsAreScaledAsBlocks() {
+        let rules = CrisisRules()
+        let isWord = { (name: String) in ["w:", "b:", "nw:"].contains(where: name.hasPrefix) }
+        let long = CrisisFeatures.read("been cutting my arms again every night since the exams started and nobody at home knows", rules: rules).features
+        #expect(abs(long.filter { $0.key.hasPrefix("c:") }.values.map { $0 * $0 }.reduce(0, +) - 1) < 1e-9)
+        #expect(abs(long.filter { isWord($0.key) }.values.map { $0 * $0 }.reduce(0, +) - 1) < 1e-9)
+        let short = CrisisFeatures.read("tell me", rules: rules).features
+        #expect(short["w:tell"] == 1 / Double(CrisisFeatures.wordBlockFloor).squareRoot())
+        #expect(short["c: me "] == 1 / Double(CrisisFeatures.letterBlockFloor).squareRoot())
+
+        var typo: [String: Double] = [:], spelled: [String: Double] = [:]
+        let typoRuns = Set(CrisisFeatures.letters(Tokens("strugling"), into: &typo))
+        let spelledRuns = Set(CrisisFeatures.letters(Tokens("struggling"), into: &spelled))
+        #expect(typoRuns.intersection(spelledRuns) == ["c: st", "c:str", "c:tru", "c:rug", "c:gli", "c:lin", "c:ing", "c:ng ",
+                                                       "c: str", "c:stru", "c:trug", "c:glin", "c:ling", "c:ing "])
+        #expect(typoRuns.count == 17)
+    }
+
     @Test func trainingLearnsItsExamplesWithTheirKindsAndIsDeterministic() {
         let model = CrisisModelTrainer().train(Self.examples, options: options())
         let detector = CrisisDetector(model: model)
@@ -61,7 +82,8 @@ import Testing
         let assessment = CrisisDetector(model: CrisisModelTrainer().train(Self.examples, options: options()))
             .assess("he hits me and checks my phone")
         #expect(assessment.kind == .abuse)
-        #expect(assessment.evidence.contains { $0.hasPrefix("w:hits=") })
+        #expect(assessment.evidence.first?.hasPrefix("rule:abuse=") == true, "\(assessment.evidence)")
+        #expect(assessment.evidence.contains { $0.hasPrefix("b:hits me=") }, "\(assessment.evidence)")
     }
 
     @Test func theShippedModelLoads() {

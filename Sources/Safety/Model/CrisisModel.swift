@@ -9,7 +9,8 @@ import Foundation
 public struct CrisisModel: Sendable {
     /// "none" first, then the kinds.
     static let classes: [CrisisKind?] = [nil] + CrisisKind.allCases
-    static let header = "hearth-crisis-model 1"
+    /// Version 2: the word and letter features are scaled to unit length (``CrisisFeatures``).
+    static let header = "hearth-crisis-model 2"
     static let classesLine = "classes " + classes.map { $0?.rawValue ?? "none" }.joined(separator: " ")
 
     /// Weights per feature, one per class in ``classes`` order.

@@ -16,16 +16,16 @@ public struct CrisisModelTrainer: Sendable {
 
     public struct Options: Sendable {
         /// Inverse regularisation strength, as in scikit-learn: larger fits the examples more closely.
-        public var inverseRegularisation = 3.0
+        public var inverseRegularisation = 10.0
         /// Features seen in fewer examples than this are dropped: one message's wording teaches nothing general.
         public var minimumCount = 2
         public var iterations = 400
         public var learningRate = 0.05
         /// The crisis probability from which a message counts as a crisis.
         public var threshold = 0.4
-        /// The same for a message in which the rules found no cue or role (chosen on the development set after
-        /// an ordinary career message, "My manager just told me I lack strategic thinking…", scored 0.4).
-        public var wordsOnlyThreshold = 0.7
+        /// The same for a message in which the rules found no cue or role: words alone are weaker evidence
+        /// (an ordinary career message, "My manager just told me I lack strategic thinking…", once scored 0.4).
+        public var wordsOnlyThreshold = 0.5
 
         public init() {}
     }
