@@ -32,6 +32,8 @@ enum CrisisFeatures {
     /// Feature names and values; each name once.
     static func extract(_ tokens: Tokens, signals: [CrisisAssessment.Signal]) -> [String: Double] {
         var features: [String: Double] = ["bias": 1]
+        // Roughly three word features and eight letter runs a word: growing the table as it fills costs more.
+        features.reserveCapacity(16 + tokens.tokens.count * 11)
         for (kind, score) in CrisisRules.combine(signals) { features["rule:" + kind.rawValue] = -log(max(1 - score, 0.001)) }
         for signal in signals {
             features["cue:" + signal.cue] = max(features["cue:" + signal.cue] ?? 0, signal.score)
@@ -69,8 +71,12 @@ enum CrisisFeatures {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 + letterRun.upperBound) { name in
             name[0] = UInt8(ascii: "c")
             name[1] = UInt8(ascii: ":")
+            var padded: [UInt8] = []
             for token in tokens.tokens {
-                let padded = [UInt8(ascii: " ")] + Array(token.word.utf8) + [UInt8(ascii: " ")]
+                padded.removeAll(keepingCapacity: true)
+                padded.append(UInt8(ascii: " "))
+                padded.append(contentsOf: token.word.utf8)
+                padded.append(UInt8(ascii: " "))
                 for length in letterRun where length <= padded.count {
                     for start in 0...(padded.count - length) {
                         let end = start + length
