@@ -89,6 +89,9 @@ import Testing
     @Test func theShippedModelLoads() {
         #expect(CrisisModel.shipped.featureCount > 1000)
         #expect((0.05...0.95).contains(CrisisModel.shipped.threshold))
+        // The shipped file is exactly what the model writes: nothing was edited by hand.
+        // (A multi-line literal drops the final line break.)
+        #expect(CrisisModel.shipped.text == CrisisModelWeights.text + "\n")
     }
 
     @Test func trainCommandWritesASwiftFileThatHoldsTheModel() throws {

@@ -13,14 +13,17 @@ public struct CrisisModel: Sendable {
     static let header = "hearth-crisis-model 2"
     static let classesLine = "classes " + classes.map { $0?.rawValue ?? "none" }.joined(separator: " ")
 
-    /// Weights per feature, one per class in ``classes`` order.
-    let weights: [String: [Double]]
+    /// Each feature's row in ``table``.
+    private let rows: [String: Int]
+    /// The weights: per row, one per class in ``classes`` order. One flat array, so scoring a feature is one
+    /// dictionary lookup and no array to retain and release (a long message has a thousand features).
+    private let table: [Double]
     /// The crisis probability at which a message is a crisis.
     public let threshold: Double
     /// The same when the rules found no cue or role: words alone are weaker evidence than a cue read in context.
     public let wordsOnlyThreshold: Double
 
-    public var featureCount: Int { weights.count }
+    public var featureCount: Int { rows.count }
 
     struct FormatError: Error, CustomStringConvertible {
         let line: Int
@@ -38,7 +41,15 @@ public struct CrisisModel: Sendable {
     }()
 
     init(weights: [String: [Double]], threshold: Double, wordsOnlyThreshold: Double) {
-        self.weights = weights
+        var rows = [String: Int](minimumCapacity: weights.count)
+        var table: [Double] = []
+        table.reserveCapacity(weights.count * Self.classes.count)
+        for name in weights.keys.sorted() {
+            rows[name] = rows.count
+            table += weights[name]!
+        }
+        self.rows = rows
+        self.table = table
         self.threshold = threshold
         self.wordsOnlyThreshold = wordsOnlyThreshold
     }
@@ -74,8 +85,8 @@ public struct CrisisModel: Sendable {
     /// The model as text: features sorted by name, weights to 4 decimals, so a retrained model diffs by line.
     public var text: String {
         var lines = [Self.header, Self.classesLine, "threshold \(threshold)", "threshold-words-only \(wordsOnlyThreshold)"]
-        for name in weights.keys.sorted() {
-            lines.append(name + "\t" + weights[name]!.map { Self.rounded($0) }.joined(separator: " "))
+        for (name, row) in rows.sorted(by: { $0.value < $1.value }) {
+            lines.append(name + "\t" + table[row * Self.classes.count..<(row + 1) * Self.classes.count].map { Self.rounded($0) }.joined(separator: " "))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -89,10 +100,11 @@ public struct CrisisModel: Sendable {
 
     /// Class probabilities for a message's features (softmax of the summed weights).
     func probabilities(_ features: [String: Double]) -> [Double] {
-        var logits = [Double](repeating: 0, count: Self.classes.count)
+        let width = Self.classes.count
+        var logits = [Double](repeating: 0, count: width)
         for (name, value) in features {
-            guard let row = weights[name] else { continue }
-            for index in logits.indices { logits[index] += row[index] * value }
+            guard let row = rows[name] else { continue }
+            for index in 0..<width { logits[index] += table[row * width + index] * value }
         }
         return Self.softmax(logits)
     }
@@ -101,8 +113,9 @@ public struct CrisisModel: Sendable {
     func evidence(_ features: [String: Double], for kind: CrisisKind, limit: Int = 5) -> [String] {
         guard let column = Self.classes.firstIndex(of: kind) else { return [] }
         return features.compactMap { name, value -> (String, Double)? in
-            guard let row = weights[name] else { return nil }
-            return (name, (row[column] - row[0]) * value)
+            guard let row = rows[name] else { return nil }
+            let start = row * Self.classes.count
+            return (name, (table[start + column] - table[start]) * value)
         }
         .filter { $0.1 > 0 }
         .sorted { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
