@@ -72,6 +72,7 @@ import Testing
                                              json: ["content": "I have pills saved up to overdose"], headers: [.acceptLanguage: "fr-FR"])
             let crisis = try #require(json["crisis"] as? [String: Any])
             #expect(crisis["kind"] as? String == "suicidal")
+            #expect((json["assistantMessage"] as? [String: Any])?["crisisKind"] as? String == "suicidal")
             #expect(((crisis["resources"] as? [[String: Any]])?.first?["name"] as? String) == "988 Suicide & Crisis Lifeline")
         }
     }
@@ -106,9 +107,14 @@ import Testing
                 let (_, reconnected) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(answerID)/events", headers: [("Accept-Language", "en-GB")])
                 #expect(reconnected.names == ["start", "crisis", "delta", "error"])
                 #expect(names(reconnected) == ["Samaritans"])
+                // The resources follow the request's language, not the first answer's.
+                let (_, american) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(answerID)/events", headers: [("Accept-Language", "en-US")])
+                #expect(names(american).first == "988 Suicide & Crisis Lifeline")
                 let json = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "I'm going to end my life"],
                                                  headers: [.acceptLanguage: "en-GB", .init("Idempotency-Key")!: "crisis-1"])
                 #expect((json["crisis"] as? [String: Any])?["kind"] as? String == "suicidal")
+                #expect((((json["crisis"] as? [String: Any])?["resources"] as? [[String: Any]])?.first?["name"] as? String) == "Samaritans")
+                #expect((json["assistantMessage"] as? [String: Any])?["crisisKind"] as? String == "suicidal")
 
                 // The retry regenerates a crisis answer: announced again, and answered with the tenant's resources.
                 let (_, retried) = try await coachee.sse.events(.POST, coachee.messagesPath + "/\(answerID)/retry", headers: [("Accept-Language", "en-GB")])

@@ -34,7 +34,10 @@ import Testing
     /// misspelling shares most of its letter runs with the word the training sets had.
     @Test func wordsAndLetterRunsAreScaledAsBlocks() {
         let rules = CrisisRules()
-        let isWord = { (name: String) in ["w:", "b:", "nw:"].contains(where: name.hasPrefix) }
+        // Everything but the rules' findings and the letter runs is a word feature (weakened words are `past:cut`).
+        let isWord = { (name: String) in
+            !["c:", "rule:", "cue:", "mod:", "len:", "bias", "laughs"].contains(where: name.hasPrefix)
+        }
         let long = CrisisFeatures.read("been cutting my arms again every night since the exams started and nobody at home knows", rules: rules).features
         #expect(abs(long.filter { $0.key.hasPrefix("c:") }.values.map { $0 * $0 }.reduce(0, +) - 1) < 1e-9)
         #expect(abs(long.filter { isWord($0.key) }.values.map { $0 * $0 }.reduce(0, +) - 1) < 1e-9)

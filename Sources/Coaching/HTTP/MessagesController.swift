@@ -130,7 +130,8 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
             if wantsStream { return Self.stream(await generation.subscribe()) }
             let outcome = await generation.result()
             let message = MessageView(id: generation.assistantMessageID, role: "assistant", content: outcome.content, status: outcome.status,
-                                      replyTo: generation.userMessageID, provider: outcome.provider, model: outcome.model, createdAt: Date())
+                                      replyTo: generation.userMessageID, provider: outcome.provider, model: outcome.model, createdAt: Date(),
+                                      crisisKind: outcome.crisis?.kind)
             return try TurnResponse(userMessageId: generation.userMessageID, assistantMessage: message, usage: outcome.usage,
                                     error: outcome.errorCode.map { .init(code: $0, retryable: true) }, crisis: outcome.crisis)
                 .response(from: request, context: context)

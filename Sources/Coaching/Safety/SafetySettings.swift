@@ -5,8 +5,9 @@ import PostgresNIO
 import Safety
 
 /// A tenant's crisis resources and disclaimer per locale (`tenant_safety_locales`, migration 0014), with
-/// Hearth's built-in ones where it has none. The chat turn reads the resources in its own round trip
-/// (`hearth_turn_store_exchange`); this serves apps and operators.
+/// Hearth's built-in ones where it has none. A send reads the resources in its own round trip
+/// (`hearth_turn_store_exchange`); this serves apps, operators, and the turns that store nothing (retry, preview,
+/// a replayed answer).
 public struct SafetySettings: Sendable {
     /// What apps show (FR17, FR19).
     public struct View: Sendable, Codable, Equatable {

@@ -35,7 +35,9 @@ struct MessageStore: Sendable {
     static let abandonedAfterSeconds = 300
 
     /// Marks a stored interrupted, failed or abandoned answer as being regenerated; `nil` if it is not retryable.
-    func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> UUID? {
+    /// Returns the question it answers and the crisis that question showed, if any.
+    func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey,
+                 on connection: PostgresConnection) async throws -> (replyTo: UUID?, crisis: CrisisKind?)? {
         let sealed = try Self.seal("", id: id, key: key)
         let rows = try await connection.query(
             """
@@ -44,11 +46,11 @@ struct MessageStore: Sendable {
             WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID) AND role = 'assistant'
               AND (status IN ('interrupted', 'failed')
                    OR (status = 'streaming' AND streaming_since < now() - make_interval(secs => \(Self.abandonedAfterSeconds))))
-            RETURNING reply_to
+            RETURNING reply_to, crisis_kind
             """,
             logger: logger
         )
-        for try await replyTo in rows.decode(UUID?.self) { return replyTo }
+        for try await (replyTo, crisis) in rows.decode((UUID?, String?).self) { return (replyTo, crisis.flatMap(CrisisKind.init(rawValue:))) }
         return nil
     }
 

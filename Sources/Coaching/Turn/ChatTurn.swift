@@ -91,20 +91,22 @@ public struct ChatTurn: Sendable {
             throw APIError.conflict("generation_in_progress", "This answer is still being generated.")
         }
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: assistantMessageID)
-        let replyTo = try await database.withTenant(tenant.id) { connection in
+        let restarted = try await database.withTenant(tenant.id) { connection in
             try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key, on: connection)
         }
-        guard let replyTo else {
+        guard let restarted, let replyTo = restarted.replyTo else {
             throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
         }
         // The question being answered again is the newest message before the answer.
         var history = try context.conversation()
         let question = history.last?.role == .user ? history.removeLast().content : ""
-        // The question is classified again (in process, so nothing is stored twice); its crisis, if any, was
-        // recorded with the first answer and is announced again with this one. An insight is surfaced once,
-        // with the first answer.
-        let plan = try await unstoredPlan(try await classify(question, context: context, history: history, tenantID: tenant.id),
-                                          tenantID: tenant.id, locale: locale)
+        // The question is routed again (in process, nothing is stored twice). Its crisis is the one recorded with
+        // the first answer — announced again with this one — not what today's model makes of it. An insight is
+        // surfaced once, with the first answer.
+        let routed = try await classify(question, context: context, history: history, tenantID: tenant.id)
+        let classification = TurnClassification(crisis: restarted.crisis.map(CrisisAssessment.recorded) ?? .none, route: routed.route,
+                                                domain: routed.domain, crisisSupport: routed.crisisSupport || restarted.crisis != nil)
+        let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)
         let recollection = recollect(question, plan: plan, context: context, insights: false)
         return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
                      message: question, plan: plan, recollection: recollection, tenant: tenant,

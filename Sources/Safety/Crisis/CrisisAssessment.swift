@@ -52,4 +52,9 @@ public struct CrisisAssessment: Sendable {
     public var evidence: [String] { explain() }
 
     public static let none = CrisisAssessment(kind: nil, score: 0, isCrisis: false, signals: [], evidence: { [] })
+
+    /// A crisis assessed and recorded earlier (a retried answer is announced as its first attempt was).
+    public static func recorded(_ kind: CrisisKind) -> CrisisAssessment {
+        CrisisAssessment(kind: kind, score: 1, isCrisis: true, signals: [], evidence: { [] })
+    }
 }

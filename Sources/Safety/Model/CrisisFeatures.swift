@@ -15,7 +15,7 @@ import Foundation
 /// The word features and the letter features are each scaled to unit length (every present feature
 /// 1/√count, the count taken as at least ``wordBlockFloor`` and ``letterBlockFloor``), so a long message's
 /// words do not drown the rules' findings and a short message's few words do not decide alone (the rule
-/// features keep their values). This was chosen by leaving one training file out at a time: at the
+/// features, `bias`, `len:` and `laughs` keep their values). This was chosen by leaving one training file out at a time: at the
 /// same false-positive rate it found more of the crises the model had not been trained on (docs/safety.md).
 ///
 /// Words are the normalised ones of ``Tokens`` ("im gonna kms" reads `i am going to kill myself`), so spelling,
@@ -63,9 +63,10 @@ enum CrisisFeatures {
         return features
     }
 
-    /// Adds the `c:` features: every run of three or four bytes of each word's UTF-8 (the words are lowercase
-    /// ASCII but for the odd emoji), spaces marking its edges, that starts and ends on a character boundary.
-    /// Built from bytes without going through `Character`s: on a long message this is most of the features.
+    /// Adds the `c:` features: every run of three or four bytes of each word's UTF-8, spaces marking its edges,
+    /// that starts and ends on a scalar boundary. Words are lowercase and accent-free, so in English a byte is a
+    /// letter; in Greek or Cyrillic a run is one or two letters, in CJK one character. Built from bytes without
+    /// going through `Character`s: on a long message this is most of the features.
     static func letters(_ tokens: Tokens, into features: inout [String: Double]) -> [String] {
         var block: [String] = []
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 + letterRun.upperBound) { name in

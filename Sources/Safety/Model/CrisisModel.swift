@@ -45,6 +45,7 @@ public struct CrisisModel: Sendable {
         var table: [Double] = []
         table.reserveCapacity(weights.count * Self.classes.count)
         for name in weights.keys.sorted() {
+            precondition(weights[name]!.count == Self.classes.count, "a weight per class for \(name)")
             rows[name] = rows.count
             table += weights[name]!
         }
