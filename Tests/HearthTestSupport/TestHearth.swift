@@ -93,8 +93,10 @@ public struct TestHearth: Sendable {
     }
 
     /// Polls `SELECT count(*) FROM fromClause` until it equals `count` (or, without one, is positive); false if
-    /// that does not happen within `timeout`. For work that completes in the background.
-    public func eventually(_ fromClause: String, equals count: Int? = nil, timeout: Duration = .seconds(10)) async throws -> Bool {
+    /// that does not happen within `timeout`. For work that completes in the background. The timeout is generous
+    /// because it only bounds a failure: in a full parallel run on two cores the CPU-heavy classifier tests can
+    /// hold the cooperative threads for seconds (a job retried twice once missed a 10 s bound that way).
+    public func eventually(_ fromClause: String, equals count: Int? = nil, timeout: Duration = .seconds(30)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let current = try await adminCount(fromClause)
