@@ -59,11 +59,14 @@ enum CoachingInstructions {
         return parts.joined(separator: "\n\n")
     }
 
-    /// The domain's voice and method (FR43): operator-written text, neutralised like any other.
+    /// Operator-written text for one item of a section: neutralised like any other, on one line so it cannot
+    /// start items or headings of its own.
+    static func clean(_ text: String) -> String {
+        PromptHardening.neutralise(text).split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// The domain's voice and method (FR43): operator-written text.
     static func domainSection(_ domain: DomainDefinition, opening: Bool) -> String {
-        func clean(_ text: String) -> String {
-            PromptHardening.neutralise(text).split(whereSeparator: \.isNewline).joined(separator: " ")
-        }
         var items = [
             "Domain: \(clean(domain.name)) — \(clean(domain.description))",
             "Tone: \(clean(domain.tone))",
@@ -84,9 +87,11 @@ enum CoachingInstructions {
                 "problem-solve now: acknowledge what they feel, say honestly that this is beyond what a coaching tool can " +
                 "help with and that they deserve to talk to someone trained for exactly this, name the resources below, " +
                 "ask gently whether they are safe right now, and stay with them."
+        // The tenant's resources are operator-written text too.
         let listed = resources.map { resource in
-            PromptHeadings.resourceItem + "\(resource.name) — " + [resource.phone.map { "call \($0)" }, resource.text.map { $0.lowercased().hasPrefix("text") ? $0 : "text \($0)" },
-                                                resource.url].compactMap { $0 }.joined(separator: ", ")
+            PromptHeadings.resourceItem + clean("\(resource.name) — " + [resource.phone.map { "call \($0)" },
+                                                                         resource.text.map { $0.lowercased().hasPrefix("text") ? $0 : "text \($0)" },
+                                                                         resource.url].compactMap { $0 }.joined(separator: ", "))
         }
         return "## \(PromptHeadings.crisis)\n" + ([situation] + listed).map { "- " + $0 }.joined(separator: "\n")
     }
