@@ -139,14 +139,19 @@ public struct ChatTurn: Sendable {
     /// the tenant's resources for the person's locale now. `nil` when the message showed no crisis.
     func crisisEvent(for message: MessageView, tenantID: UUID, locale: String?) async throws -> CrisisEvent? {
         guard let kind = message.crisisKind else { return nil }
-        return CrisisEvent(kind: kind, resources: try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources)
+        return CrisisEvent(kind: kind, resources: try await tenantResources(tenantID, locale: locale))
     }
 
     /// The plan of a retry or a preview: they store nothing, so the resources a send gets from its store's round
     /// trip are read here — only in crisis support, which is rare enough not to matter for latency.
     private func unstoredPlan(_ classification: TurnClassification, tenantID: UUID, locale: String?) async throws -> Plan {
         guard classification.crisisSupport else { return Plan(classification: classification, resources: []) }
-        return Plan(classification: classification, resources: try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources)
+        return Plan(classification: classification, resources: try await tenantResources(tenantID, locale: locale))
+    }
+
+    /// The resources for a turn that stores nothing (a send gets them from its store's round trip).
+    private func tenantResources(_ tenantID: UUID, locale: String?) async throws -> [CrisisResource] {
+        try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources
     }
 
     private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?) async throws -> TurnStore.Context {

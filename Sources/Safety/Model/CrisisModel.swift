@@ -9,8 +9,9 @@ import Foundation
 public struct CrisisModel: Sendable {
     /// "none" first, then the kinds.
     static let classes: [CrisisKind?] = [nil] + CrisisKind.allCases
-    /// Version 2: the word and letter features are scaled to unit length (``CrisisFeatures``).
-    static let header = "hearth-crisis-model 2"
+    /// Version 2: the word and letter features are scaled to unit length (``CrisisFeatures``). Version 3: weights
+    /// are written as whole ten-thousandths (`-111` for −0.0111), the same values in a third less text.
+    static let header = "hearth-crisis-model 3"
     static let classesLine = "classes " + classes.map { $0?.rawValue ?? "none" }.joined(separator: " ")
 
     /// Each feature's row in ``table``.
@@ -56,7 +57,7 @@ public struct CrisisModel: Sendable {
     }
 
     /// Reads the text ``text`` writes: a header, `classes …`, `threshold …`, `threshold-words-only …`, then one
-    /// line per feature: the name, a tab, a weight per class.
+    /// line per feature: the name, a tab, a weight per class in ten-thousandths.
     public init(text: String) throws {
         var weights: [String: [Double]] = [:]
         var threshold: Double?
@@ -72,7 +73,7 @@ public struct CrisisModel: Sendable {
                 wordsOnlyThreshold = Double(line.dropFirst(21))
             } else {
                 let parts = line.split(separator: "\t")
-                let values = parts.count == 2 ? parts[1].split(separator: " ").compactMap { Double($0) } : []
+                let values = parts.count == 2 ? parts[1].split(separator: " ").compactMap { Int($0).map { Double($0) / Self.weightScale } } : []
                 guard values.count == Self.classes.count else { throw FormatError(line: offset + 1, reason: "expected a name, a tab and \(Self.classes.count) weights") }
                 weights[String(parts[0])] = values
             }
@@ -83,11 +84,14 @@ public struct CrisisModel: Sendable {
         self.init(weights: weights, threshold: threshold, wordsOnlyThreshold: wordsOnlyThreshold)
     }
 
-    /// The model as text: features sorted by name, weights to 4 decimals, so a retrained model diffs by line.
+    /// Weights are stored to 4 decimals, as whole multiples of 1/10 000.
+    static let weightScale = 10_000.0
+
+    /// The model as text: features sorted by name, weights in ten-thousandths, so a retrained model diffs by line.
     public var text: String {
         var lines = [Self.header, Self.classesLine, "threshold \(threshold)", "threshold-words-only \(wordsOnlyThreshold)"]
         for (name, row) in rows.sorted(by: { $0.value < $1.value }) {
-            lines.append(name + "\t" + table[row * Self.classes.count..<(row + 1) * Self.classes.count].map { Self.rounded($0) }.joined(separator: " "))
+            lines.append(name + "\t" + table[row * Self.classes.count..<(row + 1) * Self.classes.count].map { String(Int(($0 * Self.weightScale).rounded())) }.joined(separator: " "))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -132,7 +136,7 @@ public struct CrisisModel: Sendable {
     }
 
     static func rounded(_ value: Double) -> String {
-        let scaled = (value * 10_000).rounded() / 10_000
+        let scaled = (value * weightScale).rounded() / weightScale
         return scaled == 0 ? "0" : String(scaled)
     }
 }
