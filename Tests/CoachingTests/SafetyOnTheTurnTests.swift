@@ -77,6 +77,34 @@ import Testing
         }
     }
 
+    /// A tenant row for the person's locale that does not read (written around the API) gives Hearth's built-in
+    /// list for that locale — to the send's own lookup and to apps alike, never the tenant's less specific row.
+    @Test func aTenantListThatDoesNotReadFallsBackToTheBuiltInOneEverywhere() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.withAppDatabase { database in
+            try await SafetySettings(database: database).save(
+                tenantID: tenant.id, locale: "en", resources: [.init(name: "Tenant line", description: "Ours.", phone: "555")], disclaimer: nil
+            )
+            try await database.withTenant(tenant.id) { connection in
+                try await connection.query(
+                    "INSERT INTO tenant_safety_locales (tenant_id, locale, crisis_resources) VALUES (\(tenant.id), 'en-GB', '[]'::jsonb)",
+                    logger: database.logger
+                )
+            }
+        }
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "I'm going to end my life"],
+                                                          headers: [("Accept-Language", "en-GB")])
+            let sent = try #require(events.first { $0.event == "crisis" }?["resources"] as? [[String: Any]])
+            #expect(sent.first?["name"] as? String == "Samaritans")
+            let served = try await client.call(.get, "/v1/safety", clientKey: key, headers: [.acceptLanguage: "en-GB"])
+            #expect(served["locale"] as? String == "en-GB")
+            #expect(((served["crisisResources"] as? [[String: Any]])?.first?["name"] as? String) == "Samaritans")
+        }
+    }
+
     /// A crisis answer read again — a replayed send, a reconnect to the stored answer, a retry, the prompt
     /// preview — carries the tenant's resources for the person's locale, exactly as the live answer did.
     @Test func replaysRetriesAndPreviewsOfACrisisAnswerCarryTheTenantsResources() async throws {

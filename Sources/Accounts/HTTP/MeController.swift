@@ -43,7 +43,7 @@ public struct MeController<Context: HearthRequestContextProtocol>: Sendable {
 
     @Sendable func revokeSession(_ request: Request, context: Context) async throws -> Response {
         let identity = try context.requireIdentity()
-        guard let id = context.parameters.get("id").flatMap(UUID.init(uuidString:)) else {
+        guard let id = context.parameters.get("id", as: UUID.self) else {
             throw APIError.notFound("No such session.")
         }
         try await accounts.revokeSession(tenant: context.requireTenant(), identity: identity, sessionID: id)

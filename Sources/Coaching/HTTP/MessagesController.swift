@@ -209,7 +209,7 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
     }
 
     static func messageID(_ context: Context) throws -> UUID {
-        guard let id = context.parameters.get("messageID").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("No such message.") }
+        guard let id = context.parameters.get("messageID", as: UUID.self) else { throw APIError.notFound("No such message.") }
         return id
     }
 

@@ -75,7 +75,7 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
     }
 
     static func threadID(_ context: Context) throws -> UUID {
-        guard let id = context.parameters.get("threadID").flatMap(UUID.init(uuidString:)) else { throw Conversations.noThread }
+        guard let id = context.parameters.get("threadID", as: UUID.self) else { throw Conversations.noThread }
         return id
     }
 

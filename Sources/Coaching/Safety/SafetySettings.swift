@@ -35,19 +35,21 @@ public struct SafetySettings: Sendable {
                 logger: database.logger
             ).collect()
         }
-        var resources: (locale: String, list: [CrisisResource])?
+        // The most specific row's list decides, as in a send's own lookup (`hearth_turn_store_exchange`): one
+        // that does not read falls back to the built-in list, not to a less specific row of the tenant's.
+        var resources: (locale: String, list: [CrisisResource]?)?
         var disclaimer: Disclaimer?
         for row in rows {
             let (locale, json, short, full) = try row.decode((String, String, String?, String?).self)
-            if resources == nil, let list = Self.resources(json: Data(json.utf8)) {
-                resources = (locale, list)
-            }
+            if resources == nil { resources = (locale, Self.resources(json: Data(json.utf8))) }
             if disclaimer == nil, let short, let full { disclaimer = Disclaimer(short: short, full: full) }
         }
         let builtIn = CrisisResources.select(locale, from: CrisisResources.builtIn)
-        return View(locale: resources?.locale ?? builtIn?.locale ?? CrisisResources.defaultLocale,
-                    disclaimer: disclaimer ?? CrisisResources.disclaimer,
-                    crisisResources: resources?.list ?? builtIn?.resources ?? [])
+        if let resources, let list = resources.list {
+            return View(locale: resources.locale, disclaimer: disclaimer ?? CrisisResources.disclaimer, crisisResources: list)
+        }
+        return View(locale: builtIn?.locale ?? CrisisResources.defaultLocale, disclaimer: disclaimer ?? CrisisResources.disclaimer,
+                    crisisResources: builtIn?.resources ?? [])
     }
 
     /// A stored list of resources; `nil` when it is empty or unreadable, so the next list applies.

@@ -127,7 +127,7 @@ public struct MemoryController<Context: HearthRequestContextProtocol>: Sendable 
     // MARK: - Input
 
     static func id(_ name: String, _ context: Context) throws -> UUID {
-        guard let id = context.parameters.get(name).flatMap(UUID.init(uuidString:)) else { throw APIError.notFound() }
+        guard let id = context.parameters.get(name, as: UUID.self) else { throw APIError.notFound() }
         return id
     }
 
