@@ -135,7 +135,9 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
     /// Word classes shared by every cue list.
     public static let classes: [String: String] = [
         "self": "i|me",
-        "neg": "not|no|never|dont|doesnt|didnt|wont|wouldnt|cant|couldnt|shouldnt|isnt|arent|wasnt|werent|aint|havent|hasnt|hadnt|nobody|nothing",
+        /// The words ``Negation`` reads as a denial, and "nobody"/"nothing", which deny within a cue ("nothing worth
+        /// living for") but not before one ("nobody would notice if I killed myself" denies nothing).
+        "neg": (Negation.words.sorted() + ["nobody", "nothing"]).joined(separator: "|"),
         "partner": "partner|husband|wife|boyfriend|girlfriend|fiance|fiancee|spouse|ex|ex_husband|ex_wife|ex_boyfriend|ex_girlfriend",
         "family": "dad|mom|stepdad|stepmom|parents|brother|sister|uncle|aunt|grandpa|grandma|cousin|son|daughter",
         "kin": "friend|friends|sister|brother|son|daughter|kid|kids|child|children|teen|teenager|mom|dad|roommate|flatmate|housemate|colleague|coworker|cousin|niece|nephew|partner|husband|wife|boyfriend|girlfriend|student|classmate|neighbor|neighbour|mate|buddy|bestfriend|best_friend|baby|toddler|stepson|stepdaughter|grandson|granddaughter|nan|grandma|grandpa|granddad|grandad|granny|uncle|aunt|fiance|fiancee|twin|stepbrother|stepsister|stepmom|stepdad|client|patient|pupil|teammate|cellmate|in_law",
