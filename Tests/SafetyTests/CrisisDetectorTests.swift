@@ -118,6 +118,7 @@ import Testing
         ("my friend's dad won't let her eat and locks her in the shed", .thirdParty),
         ("my flatmate's been sitting in the garage with the car running", .thirdParty),
         ("my cousin sent me a photo of his wrists and said goodbye", .thirdParty),
+        ("my brother texted \"I want to die\" at 2am", .thirdParty),
     ])
     func controlThreatsAndOthersAreFound(text: String, kind: CrisisKind) {
         #expect(detector.assess(text).crisis == kind, "\(detector.assess(text).signals)")
@@ -140,8 +141,7 @@ import Testing
     /// What the detector decides on them today: wrong. When a retrain gets one right this test fails, and the
     /// sentence goes back to the behaviour tests it came from.
     @Test func theKnownMissesAreStillMissed() {
-        for text in ["my landlord keeps hinting I could pay the rent another way", "my brother texted \"I want to die\" at 2am",
-                     "does it hurt much to bleed out"] {
+        for text in ["my landlord keeps hinting I could pay the rent another way", "does it hurt much to bleed out"] {
             withKnownIssue { #expect(detector.assess(text).isCrisis, "\(text)") }
         }
         for text in ["I used to cut myself when I was 15, ten years clean now", "I won't be a problem for my manager much longer, I quit today!"] {
