@@ -222,7 +222,11 @@ enum CrisisCues {
               "cut|cutting|cuts|burn|burning|burned|burnt|hurt|hurting|harm|harming|hit|hitting|punish|punishing|scratch|scratching|bang|banging|punch|punching|starve|starving|scar|scarring|bruise|bruising @reflexself"),
         .init("self-harm", .selfHarm, 0.8, "self harm|harming|harmed|injury|injuring|injure|mutilation|hate", [.personal, .topic]),
         .init("self-harm-short", .selfHarm, 0.55, "sh|shing urges|urge|again|relapse|relapsed|scars|cuts|wounds"),
-        .init("urge-cut", .selfHarm, 0.85, "urge|urges|itch|need|craving|wanting|want|tempted to? ~1 cut|burn|hurt_myself|self_harm|sh|bleed|feel_pain|relapse"),
+        // "I want to cut" is self-harm alone or about the body; "I want to cut my screen time" is not.
+        .init("urge-cut", .selfHarm, 0.85, "urge|urges|itch|need|craving|wanting|want|tempted to? ~1 cut|burn $"),
+        .init("urge-cut-body", .selfHarm, 0.85,
+              "urge|urges|itch|need|craving|wanting|want|tempted to? ~1 cut|burn ~1 myself|@body|again|tonight|deeper|so|really|badly"),
+        .init("urge-harm", .selfHarm, 0.85, "urge|urges|itch|need|craving|wanting|want|tempted to? ~1 hurt_myself|self_harm|sh|bleed|feel_pain|relapse"),
         .init("relapse", .selfHarm, 0.75, "relapsed|relapse|relapsing ~3 cut|cutting|blade|sh|self_harm|razor|burn|night|again|yesterday"),
         .init("blade", .selfHarm, 0.7, "blade|blades|razor|razors|sharpener|scissors|compass ~4 @body|hide|hid|hidden|bathroom|again|bought"),
         .init("fresh-cuts", .selfHarm, 0.8, "fresh|new|deep|open cuts|scars|wounds|burns"),
