@@ -5,7 +5,7 @@ struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Measure a classifier on a labelled JSONL file (docs/safety.md); the last line is key=value pairs.",
-        subcommands: [Crisis.self, Routing.self]
+        subcommands: [Crisis.self, Routing.self, Moderation.self]
     )
 
     struct Crisis: ParsableCommand {
@@ -26,6 +26,18 @@ struct EvalCommand: ParsableCommand {
 
         func run() throws {
             for line in try RoutingEvaluation().run(file: file, domains: domains, showErrors: showErrors) { print(line) }
+        }
+    }
+
+    struct Moderation: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: #"Persona screening: lines {"name", "domain", "tone", "methodology", "personality", "expected": "approve"|"reject"}."#
+        )
+        @Argument(help: "The JSONL file.") var file: String
+        @Flag(help: "Also print every missed bad persona and every flagged good one with its reasons.") var showErrors = false
+
+        func run() throws {
+            for line in try ModerationEvaluation().run(file: file, showErrors: showErrors) { print(line) }
         }
     }
 }

@@ -1,0 +1,210 @@
+import Foundation
+
+/// The automatic screening of a creator's persona on submit (issue 6): pass, or flag with the reasons a
+/// moderator sees. Reads each field with its disguises taken off (``RevealedText``), then looks for the seven
+/// ``ModerationConcern``s: cue phrases (``ModerationCues``) with denial and referral read around them, role
+/// markers, a professional title in the name, suspicious links and wallet addresses, and hiding itself (markup
+/// comments, base64, letters split or swapped for look-alikes around a watched word).
+///
+/// Deterministic and explainable: every flag names the concern, the cue and the field. `hearth eval moderation`
+/// measures it (docs/personas.md).
+public struct PersonaScreening: Sendable {
+    public enum Verdict: String, Sendable, Codable {
+        case pass
+        case flag
+    }
+
+    public struct Reason: Sendable, Codable, Equatable, Hashable, CustomStringConvertible {
+        public let concern: ModerationConcern
+        /// The cue or check that found it ("ignore-instructions", "suspicious-link", "base64").
+        public let cue: String
+        /// The persona field it was found in.
+        public let field: String
+
+        public var description: String { "\(concern.rawValue):\(cue) (\(field))" }
+    }
+
+    public struct Result: Sendable, Codable, Equatable {
+        public let verdict: Verdict
+        public let reasons: [Reason]
+
+        public init(reasons: [Reason]) {
+            self.verdict = reasons.isEmpty ? .pass : .flag
+            self.reasons = reasons
+        }
+    }
+
+    public init() {}
+
+    /// Screens named fields (`("name", "Coach Aisha")`, `("methodology", …)`).
+    public func screen(_ fields: [(name: String, text: String)]) -> Result {
+        var reasons: [Reason] = []
+        for (field, text) in fields {
+            for reason in screen(field: field, text: text) where !reasons.contains(reason) { reasons.append(reason) }
+        }
+        return Result(reasons: reasons)
+    }
+
+    func screen(field: String, text: String) -> [Reason] {
+        var found: [(ModerationConcern, String)] = []
+        let revealed = RevealedText(text, watched: Self.watched)
+        for disguise in revealed.disguises.sorted() { found.append((.injection, disguise)) }
+        if Self.hasRoleMarkers(text) { found.append((.injection, "role-marker")) }
+        if field == "name", Self.hasProfessionalTitle(revealed.text) { found.append((.impersonation, "professional-title")) }
+        found += Self.links(in: revealed.text)
+        for body in [revealed.text] + revealed.hidden.map({ RevealedText($0, watched: Self.watched).text }) {
+            found += Self.cues(in: Tokens(body))
+        }
+        return found.map { Reason(concern: $0.0, cue: $0.1, field: field) }
+    }
+
+    // MARK: Cue phrases
+
+    static func cues(in tokens: Tokens) -> [(ModerationConcern, String)] {
+        let words = tokens.words
+        guard !words.isEmpty else { return [] }
+        var found: [(ModerationConcern, String)] = []
+        var suggestive: Set<String> = []
+        if speaksAsSomeoneFamous(tokens) { found.append((.impersonation, "famous-person")) }
+        for clause in clauses(tokens) {
+            let referral = referralPattern.firstMatch(in: words, range: clause) != nil
+            for cue in ModerationCues.all {
+                guard let span = cue.pattern.firstMatch(in: words, range: clause) else { continue }
+                // A denial before the cue or inside it: "I never ask for…", "I am not a therapist".
+                if cue.deniable, Negation.denies(words, span: span, clause: clause)
+                    || span.contains(where: { Negation.words.contains(words[$0]) }) { continue }
+                if cue.clearedByReferral, referral { continue }
+                found.append((cue.concern, cue.name))
+            }
+            for index in clause where ModerationCues.suggestive.contains(words[index]) { suggestive.insert(words[index]) }
+        }
+        if suggestive.count >= ModerationCues.suggestiveNeeded { found.append((.sexual, "suggestive")) }
+        // "porn" is sexual unless it is the figure of speech ("inspiration porn", "food porn").
+        for index in words.indices where pornWords.contains(words[index]) && (index == 0 || !figurativePorn.contains(words[index - 1])) {
+            found.append((.sexual, "porn"))
+            break
+        }
+        return found
+    }
+
+    /// A real, well-known person named as who is speaking ("It's Oprah!", "Taylor Swift here") rather than as a
+    /// source ("inspired by Brené Brown's research", "the James Clear habit loop"): the name with no attribution
+    /// word just before it and not possessive.
+    static func speaksAsSomeoneFamous(_ tokens: Tokens) -> Bool {
+        let words = tokens.words
+        var start = 0
+        while start < words.count, let span = famousPattern.firstMatch(in: words, range: start..<words.count) {
+            let before = words[max(0, span.lowerBound - 3)..<span.lowerBound]
+            let possessive = tokens.tokens[span.upperBound - 1].possessive
+            if !possessive, !before.contains(where: attribution.contains) { return true }
+            start = span.upperBound
+        }
+        return false
+    }
+
+    static let famousPattern = TokenPattern("@famous", classes: ModerationCues.classes)
+    static let attribution: Set<String> = [
+        "inspired", "based", "style", "like", "from", "by", "of", "read", "reading", "fan", "book", "books", "framework",
+        "research", "method", "approach", "teachings", "quotes", "quote", "podcast", "according", "using", "uses", "borrowing",
+        "popularised", "popularized", "and", "with", "about", "than", "beyond", "per", "via", "as", "ala", "la", "after", "sorry",
+    ]
+
+    static let pornWords: Set<String> = ["porn", "porno", "pornography", "pornographic"]
+    static let figurativePorn: Set<String> = [
+        "inspiration", "food", "productivity", "design", "travel", "trauma", "poverty", "misery", "ruin", "cabin", "plant",
+        "book", "gear", "earth", "disaster", "grief", "hustle", "property", "data",
+    ]
+
+    static func clauses(_ tokens: Tokens) -> [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        for index in tokens.tokens.indices.dropFirst() where tokens.tokens[index].clause != tokens.tokens[index - 1].clause {
+            ranges.append(start..<index)
+            start = index
+        }
+        ranges.append(start..<tokens.tokens.count)
+        return ranges
+    }
+
+    /// "Talk to your doctor before changing any medication": sending the person to a professional.
+    static let referralPattern = TokenPattern(
+        "talk|speak|consult|ask|check|see|refer|refers|referred|referring|work|contact|visit|call|discuss|book|pass|passed|hand|handed|send|sends|sent|direct|directs|point|points|suggest|suggests|recommend|recommends ~4 @profession|professional|professionals|specialist|specialists|medical_team|care_team|citizens_advice",
+        classes: ModerationCues.classes
+    )
+
+    /// Words a creator might split, pad with marks or spell in look-alikes to slip past a filter.
+    static let watched: Set<String> = [
+        "ignore", "instructions", "instruction", "system", "prompt", "previous", "override", "jailbreak", "disregard",
+        "developer", "bypass", "restrictions", "guidelines", "reveal", "password", "unrestricted", "uncensored", "forget",
+        "nsfw", "erotic", "telegram", "whatsapp", "bitcoin", "crypto", "diagnose", "therapist", "psychiatrist", "prescribe",
+        "medication", "sexual", "nudes",
+    ]
+
+    // MARK: Role markers and titles
+
+    /// Labels that open a line as a turn of the model's conversation ("System:", "### Instruction:"). "User:" and
+    /// "Coach:" are left alone: creators write sample dialogues with them.
+    static let roleLabels: Set<String> = ["system", "developer", "instruction", "instructions", "system prompt", "prompt", "assistant"]
+
+    static func hasRoleMarkers(_ text: String) -> Bool {
+        if text.contains(where: { $0 == "<" || $0 == "[" }) {
+            if PromptHardening.templateTokens.contains(where: { text.range(of: $0, options: .caseInsensitive) != nil }) { return true }
+            if PromptHardening.blockTag.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil { return true }
+        }
+        return text.split(separator: "\n").contains { line in
+            let body = line.drop { $0 == " " || $0 == "#" || $0 == "*" || $0 == "[" }
+            guard let colon = body.firstIndex(of: ":") else { return false }
+            return roleLabels.contains(body[..<colon].lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " *_]")))
+        }
+    }
+
+    /// "Dr. Calm", "Sarah Lee, LCSW": a persona named as a professional.
+    static func hasProfessionalTitle(_ name: String) -> Bool {
+        let words = Tokens(name).words
+        guard let first = words.first else { return false }
+        return ["dr", "doctor", "prof", "professor"].contains(first) || words.contains { credentials.contains($0) }
+    }
+
+    static let credentials: Set<String> = ["md", "phd", "psyd", "lcsw", "lpc", "lmft", "lmhc", "rn", "np", "dds", "do", "mbbs", "frcpsych"]
+
+    // MARK: Links
+
+    static let urlPattern = try! NSRegularExpression(
+        pattern: #"(?i)\b(?:https?://|www\.)[^\s<>"]+|\b[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,12}/[^\s<>"]*|\b[a-z0-9-]+\.(?:ly|gl|gd|me|xyz|top|click|tk|ml|ga|cf|gq|icu|cam|zip|mov)\b|\b(?:t\.co|tinyurl\.com|rb\.gy|is\.gd|wa\.me)\b"#
+    )
+    /// An international phone number ("+44 7700 900123"): a persona that routes people to a number is taking
+    /// them off the platform.
+    static let phonePattern = try! NSRegularExpression(pattern: #"\+\d{1,3}[\s-]?\d{2,5}([\s-]?\d{2,}){2,}"#)
+    static let walletPattern = try! NSRegularExpression(pattern: #"\b(0x[a-fA-F0-9]{40}|bc1[a-z0-9]{25,59}|[13][a-km-zA-HJ-NP-Z1-9]{25,34})\b"#)
+    static let shorteners: Set<String> = [
+        "bit.ly", "tinyurl.com", "t.co", "goo.gl", "ow.ly", "is.gd", "cutt.ly", "rb.gy", "shorturl.at", "tiny.cc", "buff.ly",
+        "rebrand.ly", "t.ly", "s.id", "v.gd", "bl.ink", "lnkd.in",
+    ]
+    static let messengerHosts: Set<String> = ["t.me", "wa.me", "telegram.me", "chat.whatsapp.com", "telegram.org", "signal.me"]
+    static let riskyTLDs: Set<String> = ["xyz", "top", "click", "tk", "ml", "ga", "cf", "gq", "icu", "cam", "zip", "mov", "loan", "win", "bid", "rest"]
+    static let riskyPathWords = ["login", "verify", "wallet", "claim", "airdrop", "giveaway", "free-gift", "bonus", "signin", "account-update"]
+
+    /// A creator's own website passes; shorteners, messenger invites, raw addresses, throwaway domains and
+    /// credential-shaped paths do not, nor do crypto wallet addresses.
+    static func links(in text: String) -> [(ModerationConcern, String)] {
+        let range = NSRange(text.startIndex..., in: text)
+        var found: [(ModerationConcern, String)] = []
+        if walletPattern.firstMatch(in: text, range: range) != nil { found.append((.scam, "wallet-address")) }
+        if phonePattern.firstMatch(in: text, range: range) != nil { found.append((.scam, "phone-number")) }
+        for match in urlPattern.matches(in: text, range: range) {
+            guard let swiftRange = Range(match.range, in: text) else { continue }
+            let link = text[swiftRange].lowercased()
+            let withoutScheme = link.replacingOccurrences(of: #"^https?://"#, with: "", options: .regularExpression)
+            let authority = withoutScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            let host = String(authority.split(separator: "@").last ?? "").split(separator: ":").first.map(String.init) ?? ""
+            let bareHost = host.hasPrefix("www.") ? String(host.dropFirst(4)) : host
+            let tld = bareHost.split(separator: ".").last.map(String.init) ?? ""
+            let suspicious = shorteners.contains(bareHost) || messengerHosts.contains(bareHost) || riskyTLDs.contains(tld)
+                || authority.contains("@") || bareHost.hasPrefix("xn--") || bareHost.contains(".xn--")
+                || bareHost.allSatisfy({ $0.isNumber || $0 == "." })
+                || riskyPathWords.contains(where: { withoutScheme.dropFirst(authority.count).contains($0) })
+            if suspicious { found.append((.scam, "suspicious-link")) }
+        }
+        return found
+    }
+}
