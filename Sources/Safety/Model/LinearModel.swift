@@ -1,0 +1,152 @@
+import Foundation
+
+/// A multinomial logistic regression over named sparse features: what both trained classifiers are (the crisis
+/// check's ``CrisisModel`` and the persona screening's ``ModerationModel``). Linear, so every answer can be
+/// explained: a feature's contribution to a class is its weight for that class minus its weight for the first
+/// class (the "nothing wrong" class of both models).
+///
+/// Stored as text, one line per feature: its name, a tab, a weight per class in whole ten-thousandths, sorted by
+/// name so that a retrained model diffs by line.
+struct LinearModel: Sendable {
+    let classCount: Int
+    /// Each feature's row in ``table``.
+    private let rows: [String: Int]
+    /// The weights: per row, one per class. One flat array, so scoring a feature is one dictionary lookup and no
+    /// array to retain and release (a long message has a thousand features).
+    private let table: [Double]
+
+    var featureCount: Int { rows.count }
+
+    init(weights: [String: [Double]], classCount: Int) {
+        var rows = [String: Int](minimumCapacity: weights.count)
+        var table: [Double] = []
+        table.reserveCapacity(weights.count * classCount)
+        for name in weights.keys.sorted() {
+            precondition(weights[name]!.count == classCount, "a weight per class for \(name)")
+            rows[name] = rows.count
+            table += weights[name]!
+        }
+        self.classCount = classCount
+        self.rows = rows
+        self.table = table
+    }
+
+    /// Weights are stored to 4 decimals, as whole multiples of 1/10 000.
+    static let weightScale = 10_000.0
+
+    /// Reads one feature line; `nil` when it is not a name, a tab and a weight per class.
+    static func featureLine(_ line: Substring, classCount: Int) -> (String, [Double])? {
+        let parts = line.split(separator: "\t")
+        guard parts.count == 2 else { return nil }
+        let values = parts[1].split(separator: " ").compactMap { Int($0).map { Double($0) / weightScale } }
+        return values.count == classCount ? (String(parts[0]), values) : nil
+    }
+
+    /// The feature lines, in name order.
+    var featureLines: [String] {
+        rows.sorted(by: { $0.value < $1.value }).map { name, row in
+            name + "\t" + table[row * classCount..<(row + 1) * classCount].map { String(Int(($0 * Self.weightScale).rounded())) }
+                .joined(separator: " ")
+        }
+    }
+
+    /// Class probabilities for a message's features (softmax of the summed weights).
+    func probabilities(_ features: [String: Double]) -> [Double] {
+        var logits = [Double](repeating: 0, count: classCount)
+        for (name, value) in features {
+            guard let row = rows[name] else { continue }
+            for index in 0..<classCount { logits[index] += table[row * classCount + index] * value }
+        }
+        return Self.softmax(logits)
+    }
+
+    /// The features that pushed hardest from the first class towards `column`, strongest first, as
+    /// `name=contribution`.
+    func evidence(_ features: [String: Double], towards column: Int, limit: Int = 5) -> [String] {
+        features.compactMap { name, value -> (String, Double)? in
+            guard let row = rows[name] else { return nil }
+            let start = row * classCount
+            return (name, (table[start + column] - table[start]) * value)
+        }
+        .filter { $0.1 > 0 }
+        .sorted { $0.1 > $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }
+        .prefix(limit)
+        .map { $0.0 + "=" + Self.rounded($0.1) }
+    }
+
+    static func softmax(_ logits: [Double]) -> [Double] {
+        let top = logits.max() ?? 0
+        let exps = logits.map { exp($0 - top) }
+        let total = exps.reduce(0, +)
+        return exps.map { $0 / total }
+    }
+
+    static func rounded(_ value: Double) -> String {
+        let scaled = (value * weightScale).rounded() / weightScale
+        return scaled == 0 ? "0" : String(scaled)
+    }
+}
+
+/// Trains a ``LinearModel``: L2-regularised multinomial logistic regression, full-batch Adam, deterministic — the
+/// same examples give the same weights.
+struct LinearTrainer: Sendable {
+    struct Options: Sendable {
+        /// Inverse regularisation strength, as in scikit-learn: larger fits the examples more closely.
+        var inverseRegularisation: Double
+        /// Features seen in fewer examples than this are dropped.
+        var minimumCount: Int
+        var iterations = 400
+        var learningRate = 0.05
+    }
+
+    /// Weights per feature for examples given as features and a class index each. Weights too small to change
+    /// a probability by more than a rounding error are left out: they only cost size.
+    static func train(_ examples: [[String: Double]], labels: [Int], classCount: Int, options: Options) -> LinearModel {
+        var counts: [String: Int] = [:]
+        for features in examples { for name in features.keys { counts[name, default: 0] += 1 } }
+        let names = counts.filter { $0.value >= options.minimumCount }.keys.sorted()
+        let column = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        let rows = examples.map { features in
+            features.compactMap { name, value in column[name].map { ($0, value) } }.sorted { $0.0 < $1.0 }
+        }
+        let weights = fit(rows: rows, labels: labels, features: names.count, classCount: classCount, bias: column["bias"], options: options)
+        var table: [String: [Double]] = [:]
+        for (index, name) in names.enumerated() {
+            let row = Array(weights[index * classCount..<(index + 1) * classCount])
+            if row.contains(where: { abs($0) >= 0.005 }) { table[name] = row }
+        }
+        return LinearModel(weights: table, classCount: classCount)
+    }
+
+    /// Minimises mean cross-entropy + λ/2·‖W‖² (bias unregularised), λ = 1 / (C · examples).
+    static func fit(rows: [[(Int, Double)]], labels: [Int], features: Int, classCount classes: Int, bias: Int?, options: Options) -> [Double] {
+        let count = Double(rows.count)
+        let lambda = 1 / (options.inverseRegularisation * count)
+        var weights = [Double](repeating: 0, count: features * classes)
+        var firstMoment = weights, secondMoment = weights
+        let (beta1, beta2, epsilon) = (0.9, 0.999, 1e-8)
+        for step in 1...options.iterations {
+            var gradient = [Double](repeating: 0, count: features * classes)
+            for (row, label) in zip(rows, labels) {
+                var logits = [Double](repeating: 0, count: classes)
+                for (feature, value) in row {
+                    for k in 0..<classes { logits[k] += weights[feature * classes + k] * value }
+                }
+                var probabilities = LinearModel.softmax(logits)
+                probabilities[label] -= 1
+                for (feature, value) in row {
+                    for k in 0..<classes { gradient[feature * classes + k] += probabilities[k] * value / count }
+                }
+            }
+            for index in weights.indices {
+                if index / classes != bias { gradient[index] += lambda * weights[index] }
+                firstMoment[index] = beta1 * firstMoment[index] + (1 - beta1) * gradient[index]
+                secondMoment[index] = beta2 * secondMoment[index] + (1 - beta2) * gradient[index] * gradient[index]
+                let corrected = firstMoment[index] / (1 - pow(beta1, Double(step)))
+                let scale = (secondMoment[index] / (1 - pow(beta2, Double(step)))).squareRoot() + epsilon
+                weights[index] -= options.learningRate * corrected / scale
+            }
+        }
+        return weights
+    }
+}
