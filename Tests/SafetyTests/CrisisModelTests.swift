@@ -42,12 +42,12 @@ import Testing
         #expect(abs(long.filter { $0.key.hasPrefix("c:") }.values.map { $0 * $0 }.reduce(0, +) - 1) < 1e-9)
         #expect(abs(long.filter { isWord($0.key) }.values.map { $0 * $0 }.reduce(0, +) - 1) < 1e-9)
         let short = CrisisFeatures.read("tell me", rules: rules).features
-        #expect(short["w:tell"] == 1 / Double(CrisisFeatures.wordBlockFloor).squareRoot())
-        #expect(short["c: me "] == 1 / Double(CrisisFeatures.letterBlockFloor).squareRoot())
+        #expect(short["w:tell"] == 1 / Double(TextFeatures.wordBlockFloor).squareRoot())
+        #expect(short["c: me "] == 1 / Double(TextFeatures.letterBlockFloor).squareRoot())
 
         var typo: [String: Double] = [:], spelled: [String: Double] = [:]
-        let typoRuns = Set(CrisisFeatures.letters(Tokens("strugling"), into: &typo))
-        let spelledRuns = Set(CrisisFeatures.letters(Tokens("struggling"), into: &spelled))
+        let typoRuns = Set(TextFeatures.letters(Tokens("strugling"), into: &typo))
+        let spelledRuns = Set(TextFeatures.letters(Tokens("struggling"), into: &spelled))
         #expect(typoRuns.intersection(spelledRuns) == ["c: st", "c:str", "c:tru", "c:rug", "c:gli", "c:lin", "c:ing", "c:ng ",
                                                        "c: str", "c:stru", "c:trug", "c:glin", "c:ling", "c:ing "])
         #expect(typoRuns.count == 17)
