@@ -97,6 +97,13 @@ import Testing
         #expect(CrisisModel.shipped.text == CrisisModelWeights.text + "\n")
     }
 
+    /// The Swift file in the repository is byte for byte what `hearth train crisis` writes for the model it holds.
+    @Test func theShippedFileIsWhatTheTrainerWrites() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/Safety/Model/CrisisModelWeights.swift")
+        #expect(try String(contentsOf: file, encoding: .utf8) == CrisisModel.shipped.swiftSource)
+    }
+
     @Test func trainCommandWritesASwiftFileThatHoldsTheModel() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("train-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

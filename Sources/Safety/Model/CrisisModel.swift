@@ -11,8 +11,10 @@ public struct CrisisModel: Sendable {
     static let classes: [CrisisKind?] = [nil] + CrisisKind.allCases
     /// Version 2: the word and letter features are scaled to unit length (``CrisisFeatures``). Version 3: weights
     /// are written as whole ten-thousandths (`-111` for −0.0111), the same values in a third less text.
-    static let header = "hearth-crisis-model 3"
-    static let classesLine = "classes " + classes.map { $0?.rawValue ?? "none" }.joined(separator: " ")
+    static let format = LinearModel.FileFormat(
+        name: "crisis", header: "hearth-crisis-model 3", classes: classes.map { $0?.rawValue ?? "none" },
+        settings: ["threshold", "threshold-words-only"]
+    )
 
     let linear: LinearModel
     /// The crisis probability at which a message is a crisis.
@@ -21,12 +23,6 @@ public struct CrisisModel: Sendable {
     public let wordsOnlyThreshold: Double
 
     public var featureCount: Int { linear.featureCount }
-
-    struct FormatError: Error, CustomStringConvertible {
-        let line: Int
-        let reason: String
-        var description: String { "crisis model line \(line): \(reason)" }
-    }
 
     /// The model `hearth train crisis` wrote into the binary.
     public static let shipped: CrisisModel = {
@@ -44,45 +40,20 @@ public struct CrisisModel: Sendable {
         self.wordsOnlyThreshold = wordsOnlyThreshold
     }
 
-    /// Reads the text ``text`` writes: a header, `classes …`, `threshold …`, `threshold-words-only …`, then one
-    /// line per feature: the name, a tab, a weight per class in ten-thousandths.
+    /// Reads the text ``text`` writes (``LinearModel/read(_:as:)``).
     public init(text: String) throws {
-        var weights: [String: [Double]] = [:]
-        var threshold: Double?
-        var wordsOnlyThreshold: Double?
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
-        guard lines.first.map(String.init) == Self.header else { throw FormatError(line: 1, reason: "expected \"\(Self.header)\"") }
-        for (offset, line) in lines.enumerated().dropFirst() {
-            if line.hasPrefix("classes ") {
-                guard line == Self.classesLine else { throw FormatError(line: offset + 1, reason: "expected \(Self.classesLine)") }
-            } else if line.hasPrefix("threshold ") {
-                threshold = Double(line.dropFirst(10))
-            } else if line.hasPrefix("threshold-words-only ") {
-                wordsOnlyThreshold = Double(line.dropFirst(21))
-            } else {
-                guard let (name, values) = LinearModel.featureLine(line, classCount: Self.classes.count) else {
-                    throw FormatError(line: offset + 1, reason: "expected a name, a tab and \(Self.classes.count) weights")
-                }
-                weights[name] = values
-            }
-        }
-        guard let threshold, let wordsOnlyThreshold, (0...1).contains(threshold), (0...1).contains(wordsOnlyThreshold) else {
-            throw FormatError(line: 0, reason: "no threshold and threshold-words-only between 0 and 1")
-        }
-        self.init(linear: LinearModel(weights: weights, classCount: Self.classes.count), threshold: threshold, wordsOnlyThreshold: wordsOnlyThreshold)
+        let (linear, settings) = try LinearModel.read(text, as: Self.format)
+        self.init(linear: linear, threshold: settings["threshold"]!, wordsOnlyThreshold: settings["threshold-words-only"]!)
     }
 
-    /// The model as text: the header, classes and thresholds, then the feature lines (``LinearModel``).
+    /// The model as text: the header, classes and thresholds, then a line per feature.
     public var text: String {
-        ([Self.header, Self.classesLine, "threshold \(threshold)", "threshold-words-only \(wordsOnlyThreshold)"] + linear.featureLines)
-            .joined(separator: "\n") + "\n"
+        linear.text(as: Self.format, settings: ["threshold": threshold, "threshold-words-only": wordsOnlyThreshold])
     }
 
-    /// The Swift file the shipped model lives in (`CrisisModelWeights.swift`): the text as one raw literal, which
-    /// the compiler reads as fast as a resource and which needs no bundle beside the binary.
+    /// The Swift file the shipped model lives in (`CrisisModelWeights.swift`).
     public var swiftSource: String {
-        "// Written by `hearth train crisis` (docs/safety.md): the shipped crisis model. Do not edit by hand.\n"
-            + "enum CrisisModelWeights {\n    static let text = #\"\"\"\n" + text + "\"\"\"#\n}\n"
+        LinearModel.swiftSource(text, enumName: "CrisisModelWeights", format: Self.format)
     }
 
     /// Class probabilities for a message's features, "none" first.

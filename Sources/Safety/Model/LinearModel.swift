@@ -34,20 +34,68 @@ struct LinearModel: Sendable {
     /// Weights are stored to 4 decimals, as whole multiples of 1/10 000.
     static let weightScale = 10_000.0
 
-    /// Reads one feature line; `nil` when it is not a name, a tab and a weight per class.
-    static func featureLine(_ line: Substring, classCount: Int) -> (String, [Double])? {
-        let parts = line.split(separator: "\t")
-        guard parts.count == 2 else { return nil }
-        let values = parts[1].split(separator: " ").compactMap { Int($0).map { Double($0) / weightScale } }
-        return values.count == classCount ? (String(parts[0]), values) : nil
+    /// What a model file says about itself: its header line, its classes and its settings (thresholds).
+    struct FileFormat: Sendable {
+        /// The model's name in errors ("crisis").
+        let name: String
+        let header: String
+        let classes: [String]
+        /// Each setting is a `key value` line, read as a number between 0 and 1.
+        let settings: [String]
+
+        var classesLine: String { "classes " + classes.joined(separator: " ") }
     }
 
-    /// The feature lines, in name order.
-    var featureLines: [String] {
-        rows.sorted(by: { $0.value < $1.value }).map { name, row in
-            name + "\t" + table[row * classCount..<(row + 1) * classCount].map { String(Int(($0 * Self.weightScale).rounded())) }
-                .joined(separator: " ")
+    struct FormatError: Error, CustomStringConvertible {
+        let model: String
+        let line: Int
+        let reason: String
+        var description: String { "\(model) model line \(line): \(reason)" }
+    }
+
+    /// Reads a model file: the header, `classes …`, the settings, then one line per feature: its name, a tab, a
+    /// weight per class in ten-thousandths.
+    static func read(_ text: String, as format: FileFormat) throws -> (LinearModel, settings: [String: Double]) {
+        var weights: [String: [Double]] = [:]
+        var settings: [String: Double] = [:]
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        func error(_ line: Int, _ reason: String) -> FormatError { FormatError(model: format.name, line: line, reason: reason) }
+        guard lines.first.map(String.init) == format.header else { throw error(1, "expected \"\(format.header)\"") }
+        for (offset, line) in lines.enumerated().dropFirst() {
+            if line.hasPrefix("classes ") {
+                guard line == format.classesLine else { throw error(offset + 1, "expected \(format.classesLine)") }
+            } else if let key = format.settings.first(where: { line.hasPrefix($0 + " ") }) {
+                settings[key] = Double(line.dropFirst(key.count + 1))
+            } else {
+                let parts = line.split(separator: "\t")
+                let values = parts.count == 2 ? parts[1].split(separator: " ").compactMap { Int($0).map { Double($0) / weightScale } } : []
+                guard values.count == format.classes.count else {
+                    throw error(offset + 1, "expected a name, a tab and \(format.classes.count) weights")
+                }
+                weights[String(parts[0])] = values
+            }
         }
+        guard format.settings.allSatisfy({ settings[$0].map((0...1).contains) == true }) else {
+            throw error(0, "no " + format.settings.joined(separator: " and ") + " between 0 and 1")
+        }
+        return (LinearModel(weights: weights, classCount: format.classes.count), settings)
+    }
+
+    /// The model as such a file; features sorted by name.
+    func text(as format: FileFormat, settings: [String: Double]) -> String {
+        var lines = [format.header, format.classesLine] + format.settings.map { "\($0) \(settings[$0]!)" }
+        for (name, row) in rows.sorted(by: { $0.value < $1.value }) {
+            lines.append(name + "\t" + table[row * classCount..<(row + 1) * classCount].map { String(Int(($0 * Self.weightScale).rounded())) }
+                .joined(separator: " "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The Swift file a shipped model lives in: the text as one raw literal in an enum, which the compiler reads
+    /// as fast as a resource and which needs no bundle beside the binary.
+    static func swiftSource(_ text: String, enumName: String, format: FileFormat) -> String {
+        "// Written by `hearth train \(format.name)` (docs/safety.md): the shipped \(format.name) model. Do not edit by hand.\n"
+            + "enum \(enumName) {\n    static let text = #\"\"\"\n" + text + "\"\"\"#\n}\n"
     }
 
     /// Class probabilities for a message's features (softmax of the summed weights).
