@@ -21,6 +21,9 @@ public struct ModerationEvaluation {
         let expected: Expected
         let reason: String?
 
+        /// The concern a reject's `reason` names.
+        var concern: ModerationConcern? { reason.flatMap(ModerationConcern.init(rawValue:)) }
+
         /// The fields as the screening reads a persona's (Personas' PersonaContent.fields).
         var fields: [(name: String, text: String)] {
             [("name", name), ("tone", tone), ("methodology", methodology), ("personality", personality)]

@@ -6,7 +6,7 @@ struct TrainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "train",
         abstract: "Train a shipped classifier from labelled JSONL files (docs/safety.md).",
-        subcommands: [Crisis.self]
+        subcommands: [Crisis.self, Moderation.self]
     )
 
     struct Crisis: ParsableCommand {
@@ -26,6 +26,26 @@ struct TrainCommand: ParsableCommand {
             options.threshold = threshold
             options.wordsOnlyThreshold = wordsOnlyThreshold
             for line in try CrisisTraining().run(files: files, output: output, options: options) { print(line) }
+        }
+    }
+
+    struct Moderation: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: #"The persona screening's model, from lines {"name", …, "expected": "reject", "reason": "injection"}."#
+        )
+        @Argument(help: "The training files.") var files: [String]
+        @Option(help: "The Swift file to write.") var output = "Sources/Safety/Moderation/ModerationModelWeights.swift"
+        private static let defaults = ModerationModelTrainer.Options()
+        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = defaults.inverseRegularisation
+        @Option(help: "Drop features seen in fewer training personas than this.") var minimumCount = defaults.minimumCount
+        @Option(help: "The probability of \"not approve\" from which a persona is flagged.") var threshold = defaults.threshold
+
+        func run() throws {
+            var options = ModerationModelTrainer.Options()
+            options.inverseRegularisation = c
+            options.minimumCount = minimumCount
+            options.threshold = threshold
+            for line in try ModerationTraining().run(files: files, output: output, options: options) { print(line) }
         }
     }
 }

@@ -6,8 +6,11 @@ import Foundation
 /// markers, a professional title in the name, suspicious links and wallet addresses, and hiding itself (markup
 /// comments, base64, letters split or swapped for look-alikes around a watched word).
 ///
-/// Deterministic and explainable: every flag names the concern, the cue and the field. `hearth eval moderation`
-/// measures it (docs/personas.md).
+/// What the rules find is not the verdict: ``ModerationModel`` weighs it with the words of the persona and
+/// decides, as the crisis check's model does. Hidden text and chat-template markers flag whatever it says: a
+/// persona has no use for either. Deterministic and explainable: every flag names the concern, the cue and the
+/// field (or, when only the words decided, the concern the model saw). `hearth eval moderation` measures it
+/// (docs/safety.md).
 public struct PersonaScreening: Sendable {
     public enum Verdict: String, Sendable, Codable {
         case pass
@@ -26,44 +29,65 @@ public struct PersonaScreening: Sendable {
 
     public struct Result: Sendable, Codable, Equatable {
         public let verdict: Verdict
+        /// Why it was flagged; empty when it passes.
         public let reasons: [Reason]
-
-        public init(reasons: [Reason]) {
-            self.verdict = reasons.isEmpty ? .pass : .flag
-            self.reasons = reasons
-        }
+        /// How likely the model finds that it should not pass (0…1).
+        public let score: Double
     }
 
-    public init() {}
+    let model: ModerationModel
+
+    public init(model: ModerationModel = .shipped) {
+        self.model = model
+    }
 
     /// Screens named fields (`("name", "Coach Aisha")`, `("methodology", …)`).
     public func screen(_ fields: [(name: String, text: String)]) -> Result {
-        var reasons: [Reason] = []
-        for (field, text) in fields {
-            for reason in screen(field: field, text: text) where !reasons.contains(reason) { reasons.append(reason) }
-        }
-        return Result(reasons: reasons)
+        let reading = Self.read(fields)
+        let (score, concern) = model.assess(reading.features)
+        let hidden = reading.reasons.contains { Self.alwaysFlagged.contains($0.cue) }
+        guard score >= model.threshold || hidden else { return Result(verdict: .pass, reasons: [], score: score) }
+        let reasons = reading.reasons.isEmpty ? [Reason(concern: concern, cue: "model", field: "persona")] : reading.reasons
+        return Result(verdict: .flag, reasons: reasons, score: score)
     }
 
-    func screen(field: String, text: String) -> [Reason] {
-        var found: [(ModerationConcern, String)] = []
-        let revealed = RevealedText(text, watched: Self.watched)
-        for disguise in revealed.disguises.sorted() { found.append((.injection, disguise)) }
-        if Self.hasRoleMarkers(text) { found.append((.injection, "role-marker")) }
-        if field == "name", Self.hasProfessionalTitle(revealed.text) { found.append((.impersonation, "professional-title")) }
-        found += Self.links(in: revealed.text)
-        for body in [revealed.text] + revealed.hidden.map({ RevealedText($0, watched: Self.watched).text }) {
-            found += Self.cues(in: Tokens(body))
+    /// Hidden text and chat-template markers: no ordinary persona has them, whatever the words say.
+    static let alwaysFlagged: Set<String> = ["markup-comment", "base64", "role-marker", "zero-width"]
+
+    /// What the rules find in each field, the cues a denial or referral cleared, and the model's features: the
+    /// one reading the screening and the trainer share.
+    static func read(_ fields: [(name: String, text: String)]) -> (reasons: [Reason], features: [String: Double]) {
+        var reasons: [Reason] = []
+        var cleared: Set<String> = []
+        var texts: [String] = []
+        for (field, text) in fields {
+            var found: [(ModerationConcern, String)] = []
+            let revealed = RevealedText(text, watched: watched)
+            for disguise in revealed.disguises.sorted() { found.append((.injection, disguise)) }
+            if hasRoleMarkers(text) { found.append((.injection, "role-marker")) }
+            if field == "name", hasProfessionalTitle(revealed.text) { found.append((.impersonation, "professional-title")) }
+            found += links(in: revealed.text)
+            for body in [revealed.text] + revealed.hidden.map({ RevealedText($0, watched: watched).text }) {
+                let reading = cues(in: Tokens(body))
+                found += reading.found
+                cleared.formUnion(reading.cleared)
+                texts.append(body)
+            }
+            for (concern, cue) in found {
+                let reason = Reason(concern: concern, cue: cue, field: field)
+                if !reasons.contains(reason) { reasons.append(reason) }
+            }
         }
-        return found.map { Reason(concern: $0.0, cue: $0.1, field: field) }
+        return (reasons, ModerationFeatures.extract(reasons: reasons, cleared: cleared, texts: texts))
     }
 
     // MARK: Cue phrases
 
-    static func cues(in tokens: Tokens) -> [(ModerationConcern, String)] {
+    static func cues(in tokens: Tokens) -> (found: [(ModerationConcern, String)], cleared: Set<String>) {
         let words = tokens.words
-        guard !words.isEmpty else { return [] }
+        guard !words.isEmpty else { return ([], []) }
         var found: [(ModerationConcern, String)] = []
+        var cleared: Set<String> = []
         var suggestive: Set<String> = []
         if speaksAsSomeoneFamous(tokens) { found.append((.impersonation, "famous-person")) }
         for clause in clauses(tokens) {
@@ -72,8 +96,10 @@ public struct PersonaScreening: Sendable {
                 guard let span = cue.pattern.firstMatch(in: words, range: clause) else { continue }
                 // A denial before the cue or inside it: "I never ask for…", "I am not a therapist".
                 if cue.deniable, Negation.denies(words, span: span, clause: clause)
-                    || span.contains(where: { Negation.words.contains(words[$0]) }) { continue }
-                if cue.clearedByReferral, referral { continue }
+                    || span.contains(where: { Negation.words.contains(words[$0]) }) || cue.clearedByReferral && referral {
+                    cleared.insert(cue.name)
+                    continue
+                }
                 found.append((cue.concern, cue.name))
             }
             for index in clause where ModerationCues.suggestive.contains(words[index]) { suggestive.insert(words[index]) }
@@ -84,7 +110,7 @@ public struct PersonaScreening: Sendable {
             found.append((.sexual, "porn"))
             break
         }
-        return found
+        return (found, cleared)
     }
 
     /// A real, well-known person named as who is speaking ("It's Oprah!", "Taylor Swift here") rather than as a
