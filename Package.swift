@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "HearthApp",
             dependencies: [
-                "HearthPlatform", "Accounts", "Console", "Coaching", "CoachingDomains", "LLM", "Memory", "Safety",
+                "HearthPlatform", "Accounts", "Console", "Coaching", "CoachingDomains", "LLM", "Memory", "Personas", "Safety",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -129,6 +129,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "Personas",
+            dependencies: [
+                "HearthPlatform", "Safety", "CoachingDomains",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "MockLLM",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -189,6 +199,15 @@ let package = Package(
             dependencies: [
                 "HearthPlatform", "HearthTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PersonasTests",
+            dependencies: [
+                "Personas", "HearthTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -7,6 +7,7 @@ import HearthPlatform
 import Hummingbird
 import Logging
 import Memory
+import Personas
 import PostgresNIO
 import ServiceLifecycle
 
@@ -60,6 +61,7 @@ public func buildApplication(
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
     ContextController(profiles: contextProfiles).addRoutes(to: identified)
     MemoryController(memory: memory).addRoutes(to: identified)
+    PersonasController(personas: Personas(database: database, domains: domains)).addRoutes(to: identified)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]

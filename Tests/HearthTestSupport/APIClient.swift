@@ -54,4 +54,12 @@ extension TestClientProtocol {
         let response = try await execute(uri: path, method: method, headers: headers, body: body)
         return APIResponse(status: response.status, headers: response.headers, body: response.body)
     }
+
+    /// Sends raw bytes as the body, with their `Content-Type` (an upload).
+    public func upload(_ method: HTTPRequest.Method, _ path: String, clientKey: String, token: String, bytes: [UInt8],
+                       contentType: String) async throws -> APIResponse {
+        let headers: HTTPFields = [HTTPField.Name("X-Hearth-Client-Key")!: clientKey, .authorization: "Bearer \(token)", .contentType: contentType]
+        let response = try await execute(uri: path, method: method, headers: headers, body: ByteBuffer(bytes: bytes))
+        return APIResponse(status: response.status, headers: response.headers, body: response.body)
+    }
 }

@@ -95,8 +95,9 @@ public struct PersonaScreening: Sendable {
             for cue in ModerationCues.all {
                 guard let span = cue.pattern.firstMatch(in: words, range: clause) else { continue }
                 // A denial before the cue or inside it: "I never ask for…", "I am not a therapist".
-                if cue.deniable, Negation.denies(words, span: span, clause: clause)
-                    || span.contains(where: { Negation.words.contains(words[$0]) }) || cue.clearedByReferral && referral {
+                let denied = cue.deniable
+                    && (Negation.denies(words, span: span, clause: clause) || span.contains { Negation.words.contains(words[$0]) })
+                if denied || cue.clearedByReferral && referral {
                     cleared.insert(cue.name)
                     continue
                 }
