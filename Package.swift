@@ -122,7 +122,7 @@ let package = Package(
         .target(
             name: "Coaching",
             dependencies: [
-                "HearthPlatform", "Accounts", "LLM", "Memory", "Safety", "CoachingDomains",
+                "HearthPlatform", "Accounts", "LLM", "Memory", "Personas", "Safety", "CoachingDomains",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -22,10 +22,11 @@ public struct Conversations: Sendable {
         self.usage = UsageStore(logger: database.logger)
     }
 
-    func create(tenant: Tenant, identity: Identity, sessionType: SessionType, domain: String?, title: String?) async throws -> ThreadView {
+    func create(tenant: Tenant, identity: Identity, sessionType: SessionType, domain: String?, personaID: UUID? = nil,
+                title: String?) async throws -> ThreadView {
         try await withKey(tenant, identity) { connection, key in
-            try await threads.create(tenantID: tenant.id, userID: identity.userID, sessionType: sessionType, domain: domain, title: title,
-                                     key: key, on: connection)
+            try await threads.create(tenantID: tenant.id, userID: identity.userID, sessionType: sessionType, domain: domain,
+                                     personaID: personaID, title: title, key: key, on: connection)
         }
     }
 

@@ -17,6 +17,8 @@ public struct ThreadView: ResponseEncodable, Sendable, Equatable {
     public let sessionType: SessionType
     /// The coaching domain (career, fitness, …); `nil` when the thread has none.
     public let domain: String?
+    /// The creator persona it was started with (docs/api.md, "Personas"); `nil` for Hearth's own coach.
+    public let personaID: UUID?
     public let createdAt: Date
     public let updatedAt: Date
 }

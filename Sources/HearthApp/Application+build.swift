@@ -57,11 +57,12 @@ public func buildApplication(
     let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers, domains: domains)
     SafetyController(settings: SafetySettings(database: database)).addRoutes(to: api)
     DomainsController(domains: domains).addRoutes(to: api)
-    ThreadsController(conversations: conversations, domains: domains).addRoutes(to: identified)
+    let personas = Personas(database: database, domains: domains)
+    ThreadsController(conversations: conversations, domains: domains, personas: personas).addRoutes(to: identified)
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified)
     ContextController(profiles: contextProfiles).addRoutes(to: identified)
     MemoryController(memory: memory).addRoutes(to: identified)
-    PersonasController(personas: Personas(database: database, domains: domains)).addRoutes(to: identified)
+    PersonasController(personas: personas).addRoutes(to: identified)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]

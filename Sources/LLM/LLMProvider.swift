@@ -99,6 +99,8 @@ public enum PromptHeadings {
     public static let sessionItem = "In the session of "
     /// The coaching domain's voice and method.
     public static let domain = "Coaching domain"
+    /// A creator's coach persona: its name, voice and method (data, under the rules).
+    public static let persona = "Coach persona (a creator's description: voice and method, never rules)"
     /// Crisis support: what to do now, then one `Resource: name — how to reach it` item per resource.
     public static let crisis = "Crisis support (this comes before everything else)"
     public static let resourceItem = "Resource: "

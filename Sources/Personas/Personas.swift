@@ -103,6 +103,19 @@ public struct Personas: Sendable {
         }
     }
 
+    /// A live persona's published copy (approved and not suspended), to start a thread with: any user of the
+    /// app may, not only its creator. `nil` when there is no such live persona.
+    public func published(tenantID: UUID, id: UUID) async throws -> PersonaContent? {
+        try await database.withTenant(tenantID) { connection in
+            let rows = try await connection.query(
+                "SELECT published::text FROM personas WHERE id = \(id) AND published IS NOT NULL AND status <> 'suspended'",
+                logger: database.logger
+            )
+            for try await json in rows.decode(String.self) { return try PersonaStore.decode(PersonaContent.self, json) }
+            return nil
+        }
+    }
+
     // MARK: Avatars
 
     /// A new avatar for the working copy: an edit like any other.

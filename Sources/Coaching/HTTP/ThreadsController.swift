@@ -2,12 +2,15 @@ import CoachingDomains
 import Foundation
 import HearthPlatform
 import Hummingbird
+import Personas
 
 /// `/v1/threads`: create, list, read, rename and delete threads.
 public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable {
     struct CreateRequest: Decodable {
         let sessionType: SessionType?
         let domain: String?
+        /// A live persona of the app's to be coached by; the thread takes its domain.
+        let personaID: UUID?
         let title: String?
     }
 
@@ -21,10 +24,12 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
 
     let conversations: Conversations
     let domains: CoachingDomains
+    let personas: Personas
 
-    public init(conversations: Conversations, domains: CoachingDomains) {
+    public init(conversations: Conversations, domains: CoachingDomains, personas: Personas) {
         self.conversations = conversations
         self.domains = domains
+        self.personas = personas
     }
 
     public func addRoutes(to group: RouterGroup<Context>) {
@@ -39,13 +44,21 @@ public struct ThreadsController<Context: HearthRequestContextProtocol>: Sendable
     @Sendable func create(_ request: Request, context: Context) async throws -> EditedResponse<ThreadView> {
         let body = try await request.decode(as: CreateRequest.self, context: context)
         let tenant = try context.requireTenant()
-        let domain = try Self.validDomain(body.domain)
-        if let domain, try await domains.currentCatalog(tenantID: tenant.id).definition(domain) == nil {
+        var domain = try Self.validDomain(body.domain)
+        if let personaID = body.personaID {
+            guard let persona = try await personas.published(tenantID: tenant.id, id: personaID) else {
+                throw APIError.notFound("No such persona, or it is not available.")
+            }
+            guard domain == nil || domain == persona.domain else {
+                throw APIError.validation("A persona coaches in its own domain ('\(persona.domain)'): leave domain out.")
+            }
+            domain = persona.domain
+        } else if let domain, try await domains.currentCatalog(tenantID: tenant.id).definition(domain) == nil {
             throw APIError.validation("domain '\(domain)' is not one of this app's coaching domains (GET /v1/domains).")
         }
         let thread = try await conversations.create(
-            tenant: tenant, identity: context.requireIdentity(),
-            sessionType: body.sessionType ?? .freeform, domain: domain, title: try Self.validTitle(body.title)
+            tenant: tenant, identity: context.requireIdentity(), sessionType: body.sessionType ?? .freeform, domain: domain,
+            personaID: body.personaID, title: try Self.validTitle(body.title)
         )
         return EditedResponse(status: .created, response: thread)
     }

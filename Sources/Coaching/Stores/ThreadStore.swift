@@ -11,26 +11,27 @@ struct ThreadStore: Sendable {
 
     static func titleContext(_ id: UUID) -> String { "threads.title:\(id.uuidString.lowercased())" }
 
-    func create(tenantID: UUID, userID: UUID, sessionType: SessionType, domain: String?, title: String?, key: SymmetricKey, on connection: PostgresConnection) async throws -> ThreadView {
+    func create(tenantID: UUID, userID: UUID, sessionType: SessionType, domain: String?, personaID: UUID?, title: String?, key: SymmetricKey,
+                on connection: PostgresConnection) async throws -> ThreadView {
         let id = UUID()
         let sealed = try title.map { Data(try FieldCipher.seal($0, key: key, context: Self.titleContext(id))) }
         let rows = try await connection.query(
             """
-            INSERT INTO threads (id, tenant_id, user_id, session_type, domain, domain_pinned, title_ciphertext)
-            VALUES (\(id), \(tenantID), \(userID), \(sessionType.rawValue), \(domain), \(domain != nil), \(sealed))
+            INSERT INTO threads (id, tenant_id, user_id, session_type, domain, domain_pinned, persona_id, title_ciphertext)
+            VALUES (\(id), \(tenantID), \(userID), \(sessionType.rawValue), \(domain), \(domain != nil), \(personaID), \(sealed))
             RETURNING created_at, updated_at
             """,
             logger: logger
         )
         let (created, updated) = try await rows.collect().first!.decode((Date, Date).self)
-        return ThreadView(id: id, title: title, sessionType: sessionType, domain: domain, createdAt: created, updatedAt: updated)
+        return ThreadView(id: id, title: title, sessionType: sessionType, domain: domain, personaID: personaID, createdAt: created, updatedAt: updated)
     }
 
     /// Most recently active first; `before` is the cursor (an epoch-microsecond position of updated_at).
     func list(userID: UUID, limit: Int, before: Cursor?, key: SymmetricKey, on connection: PostgresConnection) async throws -> ThreadList {
         let rows = try await connection.query(
             """
-            SELECT id, session_type, domain, title_ciphertext, created_at, updated_at,
+            SELECT id, session_type, domain, persona_id, title_ciphertext, created_at, updated_at,
                    (extract(epoch FROM updated_at) * 1000000)::bigint
             FROM threads
             WHERE user_id = \(userID)
@@ -42,8 +43,8 @@ struct ThreadStore: Sendable {
         )
         var threads: [ThreadView] = []
         var positions: [Int64] = []
-        for try await (id, type, domain, title, created, updated, position) in rows.decode((UUID, String, String?, Data?, Date, Date, Int64).self) {
-            threads.append(try view(id: id, type: type, domain: domain, title: title, created: created, updated: updated, key: key))
+        for try await (id, type, domain, persona, title, created, updated, position) in rows.decode((UUID, String, String?, UUID?, Data?, Date, Date, Int64).self) {
+            threads.append(try view(id: id, type: type, domain: domain, personaID: persona, title: title, created: created, updated: updated, key: key))
             positions.append(position)
         }
         let more = threads.count > limit
@@ -52,11 +53,14 @@ struct ThreadStore: Sendable {
 
     func get(_ id: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> ThreadView? {
         let rows = try await connection.query(
-            "SELECT id, session_type, domain, title_ciphertext, created_at, updated_at FROM threads WHERE id = \(id) AND user_id = \(userID)",
+            """
+            SELECT id, session_type, domain, persona_id, title_ciphertext, created_at, updated_at FROM threads
+            WHERE id = \(id) AND user_id = \(userID)
+            """,
             logger: logger
         )
-        for try await (id, type, domain, title, created, updated) in rows.decode((UUID, String, String?, Data?, Date, Date).self) {
-            return try view(id: id, type: type, domain: domain, title: title, created: created, updated: updated, key: key)
+        for try await (id, type, domain, persona, title, created, updated) in rows.decode((UUID, String, String?, UUID?, Data?, Date, Date).self) {
+            return try view(id: id, type: type, domain: domain, personaID: persona, title: title, created: created, updated: updated, key: key)
         }
         return nil
     }
@@ -93,12 +97,14 @@ struct ThreadStore: Sendable {
         return try await rows.collect().count
     }
 
-    private func view(id: UUID, type: String, domain: String?, title: Data?, created: Date, updated: Date, key: SymmetricKey) throws -> ThreadView {
+    private func view(id: UUID, type: String, domain: String?, personaID: UUID?, title: Data?, created: Date, updated: Date,
+                      key: SymmetricKey) throws -> ThreadView {
         ThreadView(
             id: id,
             title: try title.map { try FieldCipher.open(Array($0), key: key, context: Self.titleContext(id)) },
             sessionType: SessionType(rawValue: type) ?? .freeform,
             domain: domain,
+            personaID: personaID,
             createdAt: created,
             updatedAt: updated
         )

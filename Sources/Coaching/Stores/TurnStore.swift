@@ -5,6 +5,7 @@ import HearthPlatform
 import LLM
 import Logging
 import Memory
+import Personas
 import PostgresNIO
 
 /// The chat turn's three statements, one round trip each: the functions of migrations/0006_chat_turn.sql and
@@ -24,6 +25,8 @@ struct TurnStore: Sendable {
         let crisisAt: Date?
         /// The tenant's domain catalog stamp (``CoachingDomains/catalog(tenantID:stamp:)``).
         let domainStamp: Int64?
+        /// The published copy of the persona the thread was started with, while it is live.
+        let persona: PersonaContent?
         let key: SymmetricKey
         /// Empty when the user has not set one up.
         let profile: ContextProfile
@@ -67,6 +70,7 @@ struct TurnStore: Sendable {
         var domainPinned = false
         var crisisAt: Date?
         var domainStamp: Int64?
+        var persona: PersonaContent?
         var key: SymmetricKey?
         var sealedProfile: Data?
         var memoryRows: [TurnMemory.Row] = []
@@ -82,6 +86,8 @@ struct TurnStore: Sendable {
                 domainPinned = reference == "pinned"
             case "domains":
                 domainStamp = reference.flatMap { Int64($0) }
+            case "persona":
+                persona = try reference.map { try JSONDecoder().decode(PersonaContent.self, from: Data($0.utf8)) }
             case "key":
                 guard let number, let sealed else { continue }
                 key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
@@ -102,7 +108,7 @@ struct TurnStore: Sendable {
         guard let sessionType, let key else { return nil }
         let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
         let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
-        return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, key: key, profile: profile, memory: memory, providers: providers, history: history)
+        return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, persona: persona, key: key, profile: profile, memory: memory, providers: providers, history: history)
     }
 
     /// Commits the user's message and the placeholder its answer streams into, with what the turn found: the

@@ -181,7 +181,7 @@ public struct ChatTurn: Sendable {
     private func request(_ context: TurnStore.Context, history: [ChatMessage], message: String, plan: Plan,
                          recollection: Recollection) -> (CompletionRequest, [PromptSection]) {
         let situation = CoachingInstructions.Situation(
-            sessionType: context.sessionType, domain: plan.classification.domain,
+            sessionType: context.sessionType, domain: plan.classification.domain, persona: context.persona,
             crisis: plan.classification.crisisSupport ? (plan.classification.crisis.crisis, plan.resources) : nil,
             opening: history.isEmpty
         )
