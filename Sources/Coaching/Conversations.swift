@@ -4,6 +4,7 @@ import Foundation
 import HearthPlatform
 import Logging
 import Memory
+import Personas
 import PostgresNIO
 
 /// Threads and stored messages: everything but generating answers (that is ``ChatTurn``).
@@ -145,5 +146,12 @@ extension Conversations: SessionTranscripts {
 
     public func deleteAllThreads(userID: UUID, on connection: PostgresConnection) async throws -> Int {
         try await threads.deleteAll(userID: userID, on: connection)
+    }
+}
+
+/// Starting a session from a share link (Personas) opens a thread with the persona here.
+extension Conversations: PersonaThreads {
+    public func startThread(tenant: Tenant, identity: Identity, personaID: UUID, domain: String) async throws -> UUID {
+        try await create(tenant: tenant, identity: identity, sessionType: .freeform, domain: domain, personaID: personaID, title: nil).id
     }
 }

@@ -63,6 +63,8 @@ public func buildApplication(
     ContextController(profiles: contextProfiles).addRoutes(to: identified)
     MemoryController(memory: memory).addRoutes(to: identified)
     PersonasController(personas: personas).addRoutes(to: identified)
+    let links = PersonaLinks(database: database, threads: conversations, publicURL: config.publicURL, sessionGap: config.memoryWriting.idleAfter)
+    LinksController(links: links).addRoutes(public: api, identified: identified)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]

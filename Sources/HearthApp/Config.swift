@@ -15,6 +15,8 @@ public struct Config: Sendable {
     public var environment: Environment = .development
     public var host = "127.0.0.1"
     public var port = 8080
+    /// Where the public pages (`/p/{slug}`) are reached from outside: share links are built on it.
+    public var publicURL = "http://127.0.0.1:8080"
     /// The role the server connects as (must not bypass row-level security).
     public var databaseURL: DatabaseURL?
     /// The role `hearth migrate` connects as (owns the schema). Defaults to `databaseURL`.
@@ -68,6 +70,12 @@ public struct Config: Sendable {
         config.environment = try reader.enumeration("HEARTH_ENV", default: .development)
         config.host = reader.string("HEARTH_HOST") ?? config.host
         config.port = try reader.integer("HEARTH_PORT", default: config.port, range: 1...65535)
+        if let publicURL = reader.string("HEARTH_PUBLIC_URL") {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ConfigError("HEARTH_PUBLIC_URL must be an http(s) URL such as https://coach.example.com")
+            }
+            config.publicURL = publicURL
+        }
         config.databaseURL = try reader.string("HEARTH_DATABASE_URL").map { try reader.parse("HEARTH_DATABASE_URL", $0, DatabaseURL.init) }
         config.migrationDatabaseURL = try reader.string("HEARTH_MIGRATION_DATABASE_URL")
             .map { try reader.parse("HEARTH_MIGRATION_DATABASE_URL", $0, DatabaseURL.init) } ?? config.databaseURL

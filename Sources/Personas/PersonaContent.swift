@@ -33,6 +33,24 @@ public struct PersonaContent: Codable, Sendable, Equatable {
         self.creatorName = creatorName
     }
 
+    enum CodingKeys: String, CodingKey {
+        case name, domain, description, tone, methodology, personality, greeting, examples, creatorName
+    }
+
+    /// `greeting` and `examples` may be left out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name), domain: try container.decode(String.self, forKey: .domain),
+            description: try container.decode(String.self, forKey: .description), tone: try container.decode(String.self, forKey: .tone),
+            methodology: try container.decode(String.self, forKey: .methodology),
+            personality: try container.decode(String.self, forKey: .personality),
+            greeting: try container.decodeIfPresent(String.self, forKey: .greeting),
+            examples: try container.decodeIfPresent([String].self, forKey: .examples) ?? [],
+            creatorName: try container.decode(String.self, forKey: .creatorName)
+        )
+    }
+
     /// Each required field with its limits, in characters.
     var requiredFields: [(name: String, value: String, range: ClosedRange<Int>)] {
         [("name", name, 2...60), ("description", description, 10...300), ("tone", tone, 2...500),

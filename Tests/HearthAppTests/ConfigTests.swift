@@ -19,6 +19,7 @@ import Testing
         let config = try Config.fromEnvironment([
             "HEARTH_ENV": "production",
             "HEARTH_PORT": "9000",
+            "HEARTH_PUBLIC_URL": "https://coach.example.com",
             "HEARTH_DATABASE_URL": "postgres://hearth_app:pw@db:5432/hearth",
             "HEARTH_MIGRATION_DATABASE_URL": "postgres://owner:pw@db:5432/hearth",
             "HEARTH_MASTER_KEY": key,
@@ -28,6 +29,7 @@ import Testing
         ])
         #expect(config.logFormat == .json)
         #expect(config.port == 9000)
+        #expect(config.publicURL == "https://coach.example.com")
         #expect(config.databaseURL?.username == "hearth_app")
         #expect(config.migrationDatabaseURL?.username == "owner")
         #expect(config.accounts.accessTokenLifetime == .seconds(600))
@@ -47,6 +49,7 @@ import Testing
         ("HEARTH_DATABASE_URL", "mysql://x@y/z", "HEARTH_DATABASE_URL"),
         ("HEARTH_MASTER_KEY", "1:short", "HEARTH_MASTER_KEY"),
         ("HEARTH_APPLE_JWKS_URL", "ftp://x", "HEARTH_APPLE_JWKS_URL"),
+        ("HEARTH_PUBLIC_URL", "coach.example.com", "HEARTH_PUBLIC_URL"),
         ("HEARTH_DATABSE_URL", "postgres://a@b/c", "HEARTH_DATABSE_URL"),
     ])
     func badValuesFailFastNamingTheKey(_ key: String, _ value: String, _ named: String) {

@@ -179,6 +179,12 @@ struct PersonaStore: Sendable {
         )
     }
 
+    func hasPublishedAvatar(_ id: UUID, on connection: PostgresConnection) async throws -> Bool {
+        let rows = try await connection.query("SELECT published_avatar_id IS NOT NULL FROM personas WHERE id = \(id)", logger: logger)
+        for try await has in rows.decode(Bool.self) { return has }
+        return false
+    }
+
     /// The working copy's avatar (`published`: the published copy's).
     func avatar(personaID: UUID, published: Bool, on connection: PostgresConnection) async throws -> AvatarImage? {
         let rows = try await connection.query(
