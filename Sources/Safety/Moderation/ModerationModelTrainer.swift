@@ -18,7 +18,7 @@ public struct ModerationModelTrainer: Sendable {
         public var iterations = 400
         public var learningRate = 0.05
         /// The probability of "not approve" from which a persona is flagged: chosen on the two development sets
-        /// pooled (recall 0.97 at 0.07 false rejects there, docs/safety.md).
+        /// pooled (recall 0.96 at 0.06 false rejects there, docs/safety.md).
         public var threshold = 0.3
 
         public init() {}
