@@ -33,7 +33,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthApp", "Coaching", "CoachingDomains", "Evaluation", "Safety",
+                "HearthApp", "Coaching", "CoachingDomains", "Evaluation", "Personas", "Safety",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -265,7 +265,7 @@ let package = Package(
         .testTarget(
             name: "HearthAppTests",
             dependencies: [
-                "HearthApp", "Console", "HearthTestSupport",
+                "HearthApp", "Console", "HearthTestSupport", "Personas",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -6,6 +6,7 @@ import LLM
 import Foundation
 import HearthPlatform
 import Logging
+import Personas
 import PostgresNIO
 import Safety
 
@@ -117,6 +118,15 @@ extension AdminTasks {
         try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)
             try await SafetySettings(database: database).save(tenantID: tenant.id, locale: locale, resources: resources, disclaimer: disclaimer)
+        }
+    }
+
+    /// Sets how a tenant's persona submissions are reviewed (docs/api.md, "Personas").
+    public static func setPersonaReview(_ config: Config, logger: Logger, tenantSlug: String, policy: Personas.ReviewPolicy) async throws {
+        let keyRing = try config.requireKeyRing()
+        try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
+            let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)
+            try await Personas.setReviewPolicy(database: database, tenantID: tenant.id, policy)
         }
     }
 }

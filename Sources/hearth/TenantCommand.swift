@@ -4,13 +4,14 @@ import Foundation
 import HearthApp
 import HearthPlatform
 import Logging
+import Personas
 import Safety
 
 struct TenantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant",
         abstract: "Create, list and configure tenants and their client keys.",
-        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self]
+        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self, PersonaReview.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -151,6 +152,23 @@ extension TenantCommand {
             try await AdminTasks.setSafety(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug,
                                            locale: locale, resources: list, disclaimer: disclaimer)
             print("\(slug) \(locale): \(list.count) crisis resources")
+        }
+    }
+}
+
+extension TenantCommand {
+    struct PersonaReview: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "personas",
+            abstract: "Set how a tenant's persona submissions are reviewed: flagged (the screening approves what it passes) or all (a moderator reviews every one)."
+        )
+        @Argument var slug: String
+        @Option(help: "flagged or all.") var review: String
+
+        func run() async throws {
+            guard let policy = Personas.ReviewPolicy(rawValue: review) else { throw ValidationError("--review is flagged or all") }
+            try await AdminTasks.setPersonaReview(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug, policy: policy)
+            print("\(slug): persona review \(policy.rawValue)")
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HearthApp
 import HearthPlatform
 import HearthTestSupport
+import Personas
 import Testing
 
 @Suite struct AdminTasksTests {
@@ -39,6 +40,18 @@ import Testing
             let me = try await client.call(.get, "/v1/me", clientKey: key, token: try login.decode(Grant.self).accessToken)
             #expect(me["email"] as? String == "rotate@example.com")
             #expect(me["id"] as? String == grant.user.id.uuidString)
+        }
+    }
+
+    @Test func aTenantsPersonaReviewPolicyIsSetFromTheCommandLine() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, _) = try await hearth.createTenant()
+        try await AdminTasks.setPersonaReview(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, policy: .all)
+        #expect(try await hearth.adminString("SELECT review FROM persona_settings WHERE tenant_id = '\(tenant.id)'") == "all")
+        try await AdminTasks.setPersonaReview(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, policy: .flagged)
+        #expect(try await hearth.adminString("SELECT review FROM persona_settings WHERE tenant_id = '\(tenant.id)'") == "flagged")
+        await #expect(throws: (any Error).self) {
+            try await AdminTasks.setPersonaReview(hearth.config, logger: TestLogs.quiet, tenantSlug: "no-such-tenant", policy: .all)
         }
     }
 
