@@ -35,14 +35,3 @@ CREATE TABLE persona_link_starts (
     FOREIGN KEY (tenant_id, thread_id) REFERENCES threads (tenant_id, id) ON DELETE SET NULL (thread_id)
 );
 SELECT hearth_isolate_tenant_table('persona_link_starts');
-
--- The tenant a slug belongs to, for requests that arrive without one (the public page). SECURITY DEFINER so it
--- can read across tenants; it answers nothing but the tenant and the link, revoked or not.
-CREATE FUNCTION hearth_persona_link_tenant(p_slug text) RETURNS TABLE (tenant_id uuid, link_id uuid)
-    LANGUAGE sql STABLE SECURITY DEFINER
-    SET search_path = pg_catalog, public
-    AS $$
-        SELECT l.tenant_id, l.id FROM persona_links l WHERE l.slug = p_slug
-    $$;
-REVOKE ALL ON FUNCTION hearth_persona_link_tenant(text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION hearth_persona_link_tenant(text) TO hearth_app;

@@ -92,7 +92,7 @@ public struct Personas: Sendable {
             try await store.record(.init(action: .submitted, actor: .creator), personaID: id, tenantID: tenant.id, revision: persona.revision, on: connection)
             try await store.record(.init(action: .screened, actor: .screening, screening: result), personaID: id, tenantID: tenant.id,
                                    revision: persona.revision, on: connection)
-            if result.verdict == .pass, try await reviewPolicy(on: connection) == .flagged {
+            if result.verdict == .pass, try await store.reviewPolicy(on: connection) == .flagged {
                 let approved = try await store.apply(.approve(result), to: id, on: connection)
                 try await store.record(.init(action: .approved, actor: .screening), personaID: id, tenantID: tenant.id,
                                        revision: persona.revision, on: connection)
@@ -106,14 +106,7 @@ public struct Personas: Sendable {
     /// A live persona's published copy (approved and not suspended), to start a thread with: any user of the
     /// app may, not only its creator. `nil` when there is no such live persona.
     public func published(tenantID: UUID, id: UUID) async throws -> PersonaContent? {
-        try await database.withTenant(tenantID) { connection in
-            let rows = try await connection.query(
-                "SELECT published::text FROM personas WHERE id = \(id) AND published IS NOT NULL AND status <> 'suspended'",
-                logger: database.logger
-            )
-            for try await json in rows.decode(String.self) { return try PersonaStore.decode(PersonaContent.self, json) }
-            return nil
-        }
+        try await database.withTenant(tenantID) { connection in try await store.published(id, on: connection) }
     }
 
     // MARK: Avatars
@@ -152,20 +145,8 @@ public struct Personas: Sendable {
 
     public static func setReviewPolicy(database: Database, tenantID: UUID, _ policy: ReviewPolicy) async throws {
         try await database.withTenant(tenantID) { connection in
-            try await connection.query(
-                """
-                INSERT INTO persona_settings (tenant_id, review) VALUES (\(tenantID), \(policy.rawValue))
-                ON CONFLICT (tenant_id) DO UPDATE SET review = excluded.review, updated_at = now()
-                """,
-                logger: database.logger
-            )
+            try await PersonaStore(logger: database.logger).setReviewPolicy(policy, tenantID: tenantID, on: connection)
         }
-    }
-
-    func reviewPolicy(on connection: PostgresConnection) async throws -> ReviewPolicy {
-        let rows = try await connection.query("SELECT review FROM persona_settings", logger: database.logger)
-        for try await review in rows.decode(String.self) { return ReviewPolicy(rawValue: review) ?? .flagged }
-        return .flagged
     }
 
     // MARK: Helpers

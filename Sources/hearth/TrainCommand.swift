@@ -9,20 +9,32 @@ struct TrainCommand: ParsableCommand {
         subcommands: [Crisis.self, Moderation.self]
     )
 
+    /// How either model is fitted (``LinearFit``).
+    struct Fitting: ParsableArguments {
+        private static let defaults = LinearFit()
+        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = defaults.inverseRegularisation
+        @Option(help: "Drop features seen in fewer training examples than this.") var minimumCount = defaults.minimumCount
+
+        var fit: LinearFit {
+            var fit = LinearFit()
+            fit.inverseRegularisation = c
+            fit.minimumCount = minimumCount
+            return fit
+        }
+    }
+
     struct Crisis: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: #"The crisis model, from lines {"text": "...", "crisis": true, "kind": "suicidal"}."#)
         @Argument(help: "The training files.") var files: [String]
         @Option(help: "The Swift file to write.") var output = "Sources/Safety/Model/CrisisModelWeights.swift"
+        @OptionGroup var fitting: Fitting
         private static let defaults = CrisisModelTrainer.Options()
-        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = defaults.inverseRegularisation
-        @Option(help: "Drop features seen in fewer training messages than this.") var minimumCount = defaults.minimumCount
         @Option(help: "The crisis probability from which a message is a crisis.") var threshold = defaults.threshold
         @Option(help: "The same when the rules found no cue or role.") var wordsOnlyThreshold = defaults.wordsOnlyThreshold
 
         func run() throws {
             var options = CrisisModelTrainer.Options()
-            options.inverseRegularisation = c
-            options.minimumCount = minimumCount
+            options.fit = fitting.fit
             options.threshold = threshold
             options.wordsOnlyThreshold = wordsOnlyThreshold
             for line in try CrisisTraining().run(files: files, output: output, options: options) { print(line) }
@@ -35,15 +47,13 @@ struct TrainCommand: ParsableCommand {
         )
         @Argument(help: "The training files.") var files: [String]
         @Option(help: "The Swift file to write.") var output = "Sources/Safety/Moderation/ModerationModelWeights.swift"
+        @OptionGroup var fitting: Fitting
         private static let defaults = ModerationModelTrainer.Options()
-        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = defaults.inverseRegularisation
-        @Option(help: "Drop features seen in fewer training personas than this.") var minimumCount = defaults.minimumCount
         @Option(help: "The probability of \"not approve\" from which a persona is flagged.") var threshold = defaults.threshold
 
         func run() throws {
             var options = ModerationModelTrainer.Options()
-            options.inverseRegularisation = c
-            options.minimumCount = minimumCount
+            options.fit = fitting.fit
             options.threshold = threshold
             for line in try ModerationTraining().run(files: files, output: output, options: options) { print(line) }
         }

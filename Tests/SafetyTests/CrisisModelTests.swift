@@ -23,8 +23,8 @@ import Testing
 
     func options(threshold: Double = 0.5) -> CrisisModelTrainer.Options {
         var options = CrisisModelTrainer.Options()
-        options.minimumCount = 1
-        options.inverseRegularisation = 10
+        options.fit.minimumCount = 1
+        options.fit.inverseRegularisation = 10
         options.threshold = threshold
         return options
     }

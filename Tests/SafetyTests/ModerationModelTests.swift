@@ -21,7 +21,7 @@ import Testing
 
     @Test func trainCommandWritesASwiftFileThatHoldsTheModel() throws {
         var options = ModerationModelTrainer.Options()
-        options.minimumCount = 1
+        options.fit.minimumCount = 1
         let (data, output) = try write(Self.lines)
         let report = try ModerationTraining().run(files: [data], output: output, options: options)
         #expect(report.first == "trained on 4 personas (2 to reject) from 1 files")

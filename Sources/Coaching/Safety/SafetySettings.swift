@@ -66,7 +66,7 @@ public struct SafetySettings: Sendable {
             throw APIError.validation("give at least one resource, each with a name and a phone number, text instructions or a URL.")
         }
         let json = String(decoding: try JSONEncoder().encode(resources), as: UTF8.self)
-        try await database.withTenant(tenantID) { connection in
+        _ = try await database.withTenant(tenantID) { connection in
             try await connection.query(
                 """
                 INSERT INTO tenant_safety_locales (tenant_id, locale, crisis_resources, disclaimer_short, disclaimer_full)

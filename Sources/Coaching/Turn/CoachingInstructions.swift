@@ -53,7 +53,7 @@ enum CoachingInstructions {
     }
 
     static func text(for situation: Situation) -> String {
-        var parts = [base, "## Session\n- " + focus(situation.crisis == nil ? situation.sessionType : .crisisSupport)]
+        var parts = [base, section("Session", [focus(situation.crisis == nil ? situation.sessionType : .crisisSupport)])]
         if let domain = situation.domain {
             parts.append(domainSection(domain, opening: situation.opening))
         }
@@ -66,10 +66,15 @@ enum CoachingInstructions {
         return parts.joined(separator: "\n\n")
     }
 
-    /// Operator-written text for one item of a section: neutralised like any other, on one line so it cannot
-    /// start items or headings of its own.
+    /// Operator- or creator-written text for one item of a section: neutralised like any other, on one line so it
+    /// cannot start items or headings of its own.
     static func clean(_ text: String) -> String {
         PromptHardening.neutralise(text).split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// A section: its heading, then one `- ` item a line.
+    static func section(_ heading: String, _ items: [String]) -> String {
+        "## \(heading)\n" + items.map { "- " + $0 }.joined(separator: "\n")
     }
 
     /// The domain's voice and method (FR43): operator-written text.
@@ -82,7 +87,7 @@ enum CoachingInstructions {
         ]
         if opening { items.append("Opening: \(clean(domain.openingStyle))") }
         items += domain.examples.prefix(2).map { "Example: they say \"\(clean($0.user))\"; you might answer \"\(clean($0.coach))\"" }
-        return "## \(PromptHeadings.domain)\n" + items.map { "- " + $0 }.joined(separator: "\n")
+        return section(PromptHeadings.domain, items)
     }
 
     /// The creator's persona (FR23): the coach's name, voice and method, as data. Creator text is neutralised and
@@ -95,7 +100,7 @@ enum CoachingInstructions {
             "Personality: \(clean(persona.personality))",
         ]
         if opening, let greeting = persona.greeting { items.append("Opening: greet them like this: \"\(clean(greeting))\"") }
-        return "## \(PromptHeadings.persona)\n" + items.map { "- " + $0 }.joined(separator: "\n")
+        return section(PromptHeadings.persona, items)
     }
 
     /// Crisis support (FR17): first in priority, whatever the domain or session type says.
@@ -113,6 +118,6 @@ enum CoachingInstructions {
                                                                          resource.text.map { $0.lowercased().hasPrefix("text") ? $0 : "text \($0)" },
                                                                          resource.url].compactMap { $0 }.joined(separator: ", "))
         }
-        return "## \(PromptHeadings.crisis)\n" + ([situation] + listed).map { "- " + $0 }.joined(separator: "\n")
+        return section(PromptHeadings.crisis, [situation] + listed)
     }
 }

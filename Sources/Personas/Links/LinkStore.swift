@@ -20,13 +20,6 @@ struct LinkStore: Sendable {
 
     static let columns = "id, persona_id, user_id, kind, slug, created_at, revoked_at"
 
-    /// The tenant and link of a slug, from any tenant (`hearth_persona_link_tenant`).
-    static func tenant(ofSlug slug: String, client: PostgresClient, logger: Logger) async throws -> UUID? {
-        let rows = try await client.query("SELECT tenant_id FROM hearth_persona_link_tenant(\(slug))", logger: logger)
-        for try await tenantID in rows.decode(UUID.self) { return tenantID }
-        return nil
-    }
-
     func link(slug: String, on connection: PostgresConnection) async throws -> Link? {
         try await links(connection.query("SELECT \(unescaped: Self.columns) FROM persona_links WHERE slug = \(slug)", logger: logger)).first
     }

@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 import Safety
 
-/// Owns `personas`, `persona_avatars` and `persona_reviews` (migration 0015). Runs on connections scoped to the
+/// Owns `personas`, `persona_avatars`, `persona_reviews` and `persona_settings` (migration 0015). Runs on connections scoped to the
 /// tenant; creator queries also name the creator, so one user never reaches another's persona.
 struct PersonaStore: Sendable {
     let logger: Logger
@@ -32,22 +32,27 @@ struct PersonaStore: Sendable {
         return try await rows.collect().first!.decode(Int.self)
     }
 
-    /// The creator's persona, locked for the rest of the transaction when `forUpdate`.
-    func find(_ id: UUID, creatorID: UUID, forUpdate: Bool = false, on connection: PostgresConnection) async throws -> PersonaView? {
+    /// A persona of the tenant (`creatorID`: only if that user created it), locked for the rest of the transaction
+    /// when `forUpdate`.
+    func find(_ id: UUID, creatorID: UUID? = nil, forUpdate: Bool = false, on connection: PostgresConnection) async throws -> PersonaView? {
         let rows = try await connection.query(
-            "SELECT \(unescaped: Self.columns) FROM personas WHERE id = \(id) AND creator_id = \(creatorID) \(unescaped: forUpdate ? "FOR UPDATE" : "")",
+            """
+            SELECT \(unescaped: Self.columns) FROM personas
+            WHERE id = \(id) AND (\(creatorID)::uuid IS NULL OR creator_id = \(creatorID)) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """,
             logger: logger
         )
         return try await Self.views(rows).first
     }
 
-    /// Any persona of the tenant, for moderators; locked when `forUpdate`.
-    func find(_ id: UUID, forUpdate: Bool = false, on connection: PostgresConnection) async throws -> PersonaView? {
+    /// A live persona's published copy (approved and not suspended).
+    func published(_ id: UUID, on connection: PostgresConnection) async throws -> PersonaContent? {
         let rows = try await connection.query(
-            "SELECT \(unescaped: Self.columns) FROM personas WHERE id = \(id) \(unescaped: forUpdate ? "FOR UPDATE" : "")",
+            "SELECT published::text FROM personas WHERE id = \(id) AND published IS NOT NULL AND status <> 'suspended'",
             logger: logger
         )
-        return try await Self.views(rows).first
+        for try await json in rows.decode(String.self) { return try Self.decode(PersonaContent.self, json) }
+        return nil
     }
 
     /// The creator's personas, newest first.
@@ -119,18 +124,11 @@ struct PersonaStore: Sendable {
                 """,
                 logger: logger
             )
-        case .reject(let note):
+        case .reject(let note), .suspend(let note):
+            let status: PersonaStatus = if case .reject = transition { .rejected } else { .suspended }
             rows = try await connection.query(
                 """
-                UPDATE personas SET status = 'rejected', submitted_at = NULL, review_note = \(note), updated_at = now()
-                WHERE id = \(id) RETURNING \(unescaped: Self.columns)
-                """,
-                logger: logger
-            )
-        case .suspend(let note):
-            rows = try await connection.query(
-                """
-                UPDATE personas SET status = 'suspended', submitted_at = NULL, review_note = \(note), updated_at = now()
+                UPDATE personas SET status = \(status.rawValue), submitted_at = NULL, review_note = \(note), updated_at = now()
                 WHERE id = \(id) RETURNING \(unescaped: Self.columns)
                 """,
                 logger: logger
@@ -200,6 +198,25 @@ struct PersonaStore: Sendable {
             return AvatarImage(kind: kind, width: width, height: height, bytes: [UInt8](bytes))
         }
         return nil
+    }
+
+    // MARK: Settings
+
+    func setReviewPolicy(_ policy: Personas.ReviewPolicy, tenantID: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO persona_settings (tenant_id, review) VALUES (\(tenantID), \(policy.rawValue))
+            ON CONFLICT (tenant_id) DO UPDATE SET review = excluded.review, updated_at = now()
+            """,
+            logger: logger
+        )
+    }
+
+    /// The tenant's policy; `flagged` when it has set none.
+    func reviewPolicy(on connection: PostgresConnection) async throws -> Personas.ReviewPolicy {
+        let rows = try await connection.query("SELECT review FROM persona_settings", logger: logger)
+        for try await review in rows.decode(String.self) { return Personas.ReviewPolicy(rawValue: review) ?? .flagged }
+        return .flagged
     }
 
     // MARK: History

@@ -15,13 +15,7 @@ public struct CrisisModelTrainer: Sendable {
     }
 
     public struct Options: Sendable {
-        /// Inverse regularisation strength, as in scikit-learn: larger fits the examples more closely.
-        public var inverseRegularisation = 10.0
-        /// Features seen in fewer examples than this are dropped: one or two messages' wording teaches nothing
-        /// general (with 2 the dev sets scored the same from a third more features).
-        public var minimumCount = 3
-        public var iterations = 400
-        public var learningRate = 0.05
+        public var fit = LinearFit()
         /// The crisis probability from which a message counts as a crisis: chosen on the three dev sets pooled,
         /// the lowest that keeps their false-positive rate near 2.5% (docs/safety.md). A missed crisis costs far
         /// more than a coach that checks on someone who is fine.
@@ -40,10 +34,7 @@ public struct CrisisModelTrainer: Sendable {
     public func train(_ examples: [Example], options: Options = .init()) -> CrisisModel {
         let features = examples.map { CrisisFeatures.read($0.text, rules: rules).features }
         let labels = examples.map { example in CrisisModel.classes.firstIndex(of: example.kind)! }
-        let linear = LinearTrainer.train(features, labels: labels, classCount: CrisisModel.classes.count, options: .init(
-            inverseRegularisation: options.inverseRegularisation, minimumCount: options.minimumCount,
-            iterations: options.iterations, learningRate: options.learningRate
-        ))
+        let linear = LinearTrainer.train(features, labels: labels, classCount: CrisisModel.classes.count, options: options.fit)
         return CrisisModel(linear: linear, threshold: options.threshold, wordsOnlyThreshold: options.wordsOnlyThreshold)
     }
 }

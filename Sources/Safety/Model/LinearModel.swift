@@ -135,21 +135,26 @@ struct LinearModel: Sendable {
     }
 }
 
+/// How a ``LinearModel`` is fitted; both trained classifiers use the same defaults.
+public struct LinearFit: Sendable {
+    /// Inverse regularisation strength, as in scikit-learn: larger fits the examples more closely.
+    public var inverseRegularisation = 10.0
+    /// Features seen in fewer examples than this are dropped: one or two examples' wording teaches nothing general
+    /// (with 2 the crisis dev sets scored the same from a third more features).
+    public var minimumCount = 3
+    public var iterations = 400
+    public var learningRate = 0.05
+
+    public init() {}
+}
+
 /// Trains a ``LinearModel``: L2-regularised multinomial logistic regression, full-batch Adam, deterministic — the
 /// same examples give the same weights.
 struct LinearTrainer: Sendable {
-    struct Options: Sendable {
-        /// Inverse regularisation strength, as in scikit-learn: larger fits the examples more closely.
-        var inverseRegularisation: Double
-        /// Features seen in fewer examples than this are dropped.
-        var minimumCount: Int
-        var iterations = 400
-        var learningRate = 0.05
-    }
 
     /// Weights per feature for examples given as features and a class index each. Weights too small to change
     /// a probability by more than a rounding error are left out: they only cost size.
-    static func train(_ examples: [[String: Double]], labels: [Int], classCount: Int, options: Options) -> LinearModel {
+    static func train(_ examples: [[String: Double]], labels: [Int], classCount: Int, options: LinearFit) -> LinearModel {
         var counts: [String: Int] = [:]
         for features in examples { for name in features.keys { counts[name, default: 0] += 1 } }
         let names = counts.filter { $0.value >= options.minimumCount }.keys.sorted()
@@ -167,7 +172,7 @@ struct LinearTrainer: Sendable {
     }
 
     /// Minimises mean cross-entropy + λ/2·‖W‖² (bias unregularised), λ = 1 / (C · examples).
-    static func fit(rows: [[(Int, Double)]], labels: [Int], features: Int, classCount classes: Int, bias: Int?, options: Options) -> [Double] {
+    static func fit(rows: [[(Int, Double)]], labels: [Int], features: Int, classCount classes: Int, bias: Int?, options: LinearFit) -> [Double] {
         let count = Double(rows.count)
         let lambda = 1 / (options.inverseRegularisation * count)
         var weights = [Double](repeating: 0, count: features * classes)

@@ -13,10 +13,7 @@ public struct ModerationModelTrainer: Sendable {
     }
 
     public struct Options: Sendable {
-        public var inverseRegularisation = 10.0
-        public var minimumCount = 3
-        public var iterations = 400
-        public var learningRate = 0.05
+        public var fit = LinearFit()
         /// The probability of "not approve" from which a persona is flagged: chosen on the two development sets
         /// pooled (recall 0.96 at 0.06 false rejects there, docs/safety.md).
         public var threshold = 0.3
@@ -29,10 +26,7 @@ public struct ModerationModelTrainer: Sendable {
     public func train(_ examples: [Example], options: Options = .init()) -> ModerationModel {
         let features = examples.map { PersonaScreening.read($0.fields).features }
         let labels = examples.map { example in ModerationModel.classes.firstIndex(of: example.concern)! }
-        let linear = LinearTrainer.train(features, labels: labels, classCount: ModerationModel.classes.count, options: .init(
-            inverseRegularisation: options.inverseRegularisation, minimumCount: options.minimumCount,
-            iterations: options.iterations, learningRate: options.learningRate
-        ))
+        let linear = LinearTrainer.train(features, labels: labels, classCount: ModerationModel.classes.count, options: options.fit)
         return ModerationModel(linear: linear, threshold: options.threshold)
     }
 }
