@@ -199,18 +199,21 @@ import Testing
             let store = JobStore(client: database.client, logger: database.logger)
             let gate = Gate()
             let first = try #require(try await store.enqueue(NewJob(kind: gate.kind, payload: Payload(number: 1))))
-            let second = try #require(try await store.enqueue(NewJob(kind: gate.kind, payload: Payload(number: 2), runAt: Date.now.addingTimeInterval(0.3))))
             var options = Self.options()
             options.workers = 1
             let runner = Self.runner(store, [gate], options: options)
             let group = ServiceGroup(configuration: .init(services: [runner], logger: database.logger))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
+            let second = try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 await gate.started.first { _ in true }
                 await group.triggerGracefulShutdown()
-                try await Task.sleep(for: .milliseconds(500)) // the second job is due now, and must not be claimed
+                // Due at once, enqueued only once shutting down has begun: a slow machine cannot let it be claimed
+                // before, and it must not be claimed after.
+                let second = try #require(try await store.enqueue(NewJob(kind: gate.kind, payload: Payload(number: 2))))
+                try await Task.sleep(for: .milliseconds(500))
                 gate.release()
                 try await tasks.next()
+                return second
             }
             #expect(try await hearth.adminCount("jobs WHERE id = \(first) AND state = 'done'") == 1)
             #expect(try await hearth.adminCount("jobs WHERE id = \(second) AND state = 'pending' AND attempts = 0") == 1)
