@@ -177,13 +177,17 @@ let package = Package(
         ),
         .target(
             name: "Console",
-            dependencies: ["HearthPlatform"],
+            dependencies: [
+                "HearthPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "HearthTestSupport",
             dependencies: [
-                "HearthApp", "HearthPlatform", "MockLLM", "LLM", "Coaching",
+                "HearthApp", "HearthPlatform", "MockLLM", "LLM", "Coaching", "Console",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -2,6 +2,7 @@ import Accounts
 import AsyncHTTPClient
 import Coaching
 import CoachingDomains
+import Console
 import Foundation
 import HearthPlatform
 import Hummingbird
@@ -65,6 +66,7 @@ public func buildApplication(
     PersonasController(personas: personas).addRoutes(to: identified)
     let links = PersonaLinks(database: database, threads: conversations, publicURL: config.publicURL, sessionGap: config.memoryWriting.idleAfter)
     LinksController(links: links).addRoutes(public: api, identified: identified)
+    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]
@@ -89,6 +91,19 @@ public func buildApplication(
         try await SchemaCheck.verify(postgres, expecting: migrations, logger: logger)
     }
     return app
+}
+
+/// `/operator/v1`: the operator API (docs/api.md). Sign-in is open; everything else needs an operator session,
+/// and the routes under `tenants/:tenant` a tenant the operator works in.
+private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: Config, database: Database, tenants: TenantStore) async throws {
+    let sessions = try await OperatorSessions.make(
+        database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost), policy: config.operatorSessions
+    )
+    let open = router.group("operator/v1")
+    let signedIn = open.group().add(middleware: OperatorAuthMiddleware(sessions: sessions))
+    OperatorSessionController(sessions: sessions).addRoutes(open: open, signedIn: signedIn)
+    let tenant = signedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
+    ModerationController(moderation: PersonaModeration(database: database)).addRoutes(to: tenant)
 }
 
 func readRequiredFile(_ url: URL) throws -> String {

@@ -1,5 +1,6 @@
 import Accounts
 import Coaching
+import Console
 import Foundation
 import HearthPlatform
 import Logging
@@ -32,6 +33,8 @@ public struct Config: Sendable {
     /// Where `migrations/`, `public/`, `templates/` and `docs/openapi.yaml` are read from.
     public var resourcesDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     public var accounts = AccountsConfiguration()
+    /// Operator sign-in: lockout, idle timeout, session lifetime.
+    public var operatorSessions = OperatorSessions.Policy()
     public var llm = ProviderFactory.Options()
     /// Background jobs on this instance; zero workers runs none here (other instances still do).
     public var jobs = JobRunner.Options()
@@ -99,6 +102,10 @@ public struct Config: Sendable {
             maxFailuresPerAddress: try reader.integer("HEARTH_LOGIN_MAX_FAILURES_PER_ADDRESS", default: 20, range: 1...100_000),
             window: .seconds(try reader.integer("HEARTH_LOGIN_THROTTLE_WINDOW_SECONDS", default: 900, range: 1...86_400))
         )
+        config.operatorSessions.maxFailures = try reader.integer("HEARTH_OPERATOR_MAX_FAILURES", default: 5, range: 1...100)
+        config.operatorSessions.lockout = .seconds(try reader.integer("HEARTH_OPERATOR_LOCKOUT_MINUTES", default: 15, range: 1...1440) * 60)
+        config.operatorSessions.idleTimeout = .seconds(try reader.integer("HEARTH_OPERATOR_IDLE_MINUTES", default: 30, range: 1...1440) * 60)
+        config.operatorSessions.lifetime = .seconds(try reader.integer("HEARTH_OPERATOR_SESSION_HOURS", default: 12, range: 1...168) * 3600)
         if let jwks = reader.string("HEARTH_APPLE_JWKS_URL") {
             config.accounts.appleJWKS = try reader.parse("HEARTH_APPLE_JWKS_URL", jwks, JWKSProvider.Source.init)
         }

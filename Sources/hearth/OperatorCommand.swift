@@ -2,6 +2,7 @@ import ArgumentParser
 import Console
 import Foundation
 import HearthApp
+import HearthPlatform
 import Logging
 
 struct OperatorCommand: AsyncParsableCommand {

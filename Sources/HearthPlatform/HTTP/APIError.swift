@@ -43,6 +43,10 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         APIError(.tooManyRequests, code: code, message: message, headers: [.retryAfter: String(max(1, seconds))])
     }
 
+    public static let operatorSignInRequired = APIError.unauthorized(
+        "authentication_required", "Sign in as an operator: Authorization: Bearer <token>."
+    )
+
     public static let internalError = APIError(
         .internalServerError, code: "internal_error", message: "Something went wrong on our side. Please try again."
     )

@@ -7,6 +7,8 @@ public protocol HearthRequestContextProtocol: RequestContext {
     var requestID: String { get set }
     var tenant: Tenant? { get set }
     var identity: Identity? { get set }
+    /// The operator behind an operator-API request (never set on `/v1` app routes).
+    var operatorSession: OperatorSession? { get set }
     /// The peer's IP address (for per-IP throttles). Proxies are not trusted: see docs/security.md.
     var remoteAddress: String? { get }
 }
@@ -17,6 +19,7 @@ public struct HearthRequestContext: HearthRequestContextProtocol {
     public var requestID = ""
     public var tenant: Tenant?
     public var identity: Identity?
+    public var operatorSession: OperatorSession?
     public let remoteAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
@@ -55,6 +58,21 @@ extension HearthRequestContextProtocol {
             throw APIError.unauthorized("client_key_missing", "Send your app's client key in the X-Hearth-Client-Key header.")
         }
         return tenant
+    }
+
+    /// The signed-in operator, checked for `permission` in the request's tenant (set from the path by the
+    /// operator tenant middleware). A role that may not is a 403: the operator knows the tenant exists.
+    public func requireOperator(_ permission: Operator.Permission) throws -> Operator {
+        let account = try requireOperatorSession().account
+        guard account.may(permission, in: try requireTenant().id) else {
+            throw APIError(.forbidden, code: "forbidden", message: "Your operator role (\(account.role.rawValue)) may not do this here.")
+        }
+        return account
+    }
+
+    public func requireOperatorSession() throws -> OperatorSession {
+        guard let operatorSession else { throw APIError.operatorSignInRequired }
+        return operatorSession
     }
 
     public func requireIdentity() throws -> Identity {
