@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         .executableTarget(
@@ -65,6 +67,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -132,6 +135,7 @@ let package = Package(
             name: "Personas",
             dependencies: [
                 "HearthPlatform", "Safety", "CoachingDomains",
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -210,6 +214,7 @@ let package = Package(
             name: "PersonasTests",
             dependencies: [
                 "Personas", "HearthTestSupport",
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

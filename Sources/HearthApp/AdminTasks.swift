@@ -129,4 +129,18 @@ extension AdminTasks {
             try await Personas.setReviewPolicy(database: database, tenantID: tenant.id, policy)
         }
     }
+
+    /// Sets how a tenant's share links reach its app (the link host, scheme, App Store id, app ids); options not
+    /// given keep their current values. Returns the settings now in force.
+    public static func setAppLinks(_ config: Config, logger: Logger, tenantSlug: String,
+                                   change: @Sendable (inout AppLinks) -> Void) async throws -> AppLinks {
+        let keyRing = try config.requireKeyRing()
+        return try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
+            let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)
+            var links = try await AppLinks.read(tenantID: tenant.id, database: database)
+            change(&links)
+            try await links.save(tenantID: tenant.id, database: database)
+            return try await AppLinks.read(tenantID: tenant.id, database: database)
+        }
+    }
 }

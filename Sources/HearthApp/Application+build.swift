@@ -10,6 +10,7 @@ import Logging
 import Memory
 import Personas
 import PostgresNIO
+import Safety
 import ServiceLifecycle
 
 /// The one place that sees every feature: builds the router, middleware order and services.
@@ -31,6 +32,8 @@ public func buildApplication(
     let database = Database(client: postgres, logger: logger)
     let migrations = try Migration.load(from: config.migrationsDirectory)
     let openAPIDocument = try readRequiredFile(config.openAPIFile)
+    let html = try await HTMLPages.load(directory: config.templatesDirectory, required: PageAssets.templates)
+    let assets = try StaticAssets.load(directory: config.publicDirectory, names: PageAssets.files)
 
     let accounts = try await AccountService.make(
         database: database, keyRing: keyRing, configuration: config.accounts,
@@ -66,6 +69,9 @@ public func buildApplication(
     PersonasController(personas: personas).addRoutes(to: identified)
     let links = PersonaLinks(database: database, threads: conversations, publicURL: config.publicURL, sessionGap: config.memoryWriting.idleAfter)
     LinksController(links: links).addRoutes(public: api, identified: identified)
+    assets.addRoutes(to: router)
+    let landing = LandingPages(database: database, links: links, domains: domains, notices: SafetySettings(database: database))
+    LandingController(pages: landing, html: html).addRoutes(to: router)
     try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants)
     configureRouter?(router)
 
@@ -104,6 +110,12 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     OperatorSessionController(sessions: sessions).addRoutes(open: open, signedIn: signedIn)
     let tenant = signedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
     ModerationController(moderation: PersonaModeration(database: database)).addRoutes(to: tenant)
+}
+
+extension SafetySettings: PageNotices {
+    public func disclaimer(tenantID: UUID, locale: String?) async throws -> Disclaimer {
+        try await view(tenantID: tenantID, locale: locale).disclaimer
+    }
 }
 
 func readRequiredFile(_ url: URL) throws -> String {

@@ -52,6 +52,8 @@ public struct Config: Sendable {
 
     public var migrationsDirectory: URL { resourcesDirectory.appendingPathComponent("migrations") }
     public var openAPIFile: URL { resourcesDirectory.appendingPathComponent("docs/openapi.yaml") }
+    public var templatesDirectory: URL { resourcesDirectory.appendingPathComponent("templates") }
+    public var publicDirectory: URL { resourcesDirectory.appendingPathComponent("public") }
     public var domainFiles: URL { domainsDirectory ?? resourcesDirectory.appendingPathComponent("domains") }
 
     public func requireDatabaseURL() throws -> DatabaseURL {

@@ -11,7 +11,7 @@ struct TenantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant",
         abstract: "Create, list and configure tenants and their client keys.",
-        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self, PersonaReview.self]
+        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self, PersonaReview.self, AppLinksCommand.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -169,6 +169,34 @@ extension TenantCommand {
             guard let policy = Personas.ReviewPolicy(rawValue: review) else { throw ValidationError("--review is flagged or all") }
             try await AdminTasks.setPersonaReview(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug, policy: policy)
             print("\(slug): persona review \(policy.rawValue)")
+        }
+    }
+
+    struct AppLinksCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "app-links",
+            abstract: "Set how a tenant's share links reach its app: the host its links and apple-app-site-association live on, "
+                + "the app's name, URL scheme, App Store id and app ids. Options left out keep their values; an empty value clears one."
+        )
+        @Argument var slug: String
+        @Option(help: "Host the links live on, e.g. links.example.com (point its DNS and TLS at Hearth).") var host: String?
+        @Option(help: "How the page names the app.") var appName: String?
+        @Option(help: "The app's custom URL scheme, e.g. serenity (the page's open-in-app button).") var scheme: String?
+        @Option(help: "The number in the app's App Store URL (fallback button and Smart App Banner).") var appStoreId: String?
+        @Option(help: "TEAMID.bundle.id of an app that opens the links (repeatable; replaces the list).") var appId: [String] = []
+
+        func run() async throws {
+            let (host, appName, scheme, appStoreID, appIDs) = (host, appName, scheme, appStoreId, appId)
+            let links = try await AdminTasks.setAppLinks(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug) { links in
+                func value(_ new: String?, _ old: String?) -> String? { new.map { $0.isEmpty ? nil : $0 } ?? old }
+                links.host = value(host, links.host)
+                links.appName = value(appName, links.appName)
+                links.urlScheme = value(scheme, links.urlScheme)
+                links.appStoreID = value(appStoreID, links.appStoreID)
+                if !appIDs.isEmpty { links.appIDs = appIDs.filter { !$0.isEmpty } }
+            }
+            print("\(slug): links on \(links.host ?? "HEARTH_PUBLIC_URL"), app \(links.appName ?? "(tenant name)"), "
+                + "scheme \(links.urlScheme ?? "none"), App Store id \(links.appStoreID ?? "none"), app ids \(links.appIDs.isEmpty ? "none" : links.appIDs.joined(separator: " "))")
         }
     }
 }

@@ -96,7 +96,7 @@ import Testing
             for try await (name, secured) in rows.decode((String, Bool).self) { tables[name] = secured }
             // Platform tables that carry a tenant_id but are read before a tenant is known, by design (jobs are
             // claimed across tenants; each handler then works inside its job's tenant).
-            let platform: Set<String> = ["tenant_client_keys", "operators", "jobs"]
+            let platform: Set<String> = ["tenant_client_keys", "tenant_app_links", "operators", "jobs"]
             #expect(tables.count > 5)
             for (table, secured) in tables where !platform.contains(table) {
                 #expect(secured, "\(table) has tenant_id but no row-level security")

@@ -63,3 +63,24 @@ extension TestClientProtocol {
         return APIResponse(status: response.status, headers: response.headers, body: response.body)
     }
 }
+
+extension TestClientProtocol {
+    /// A GET as a browser sends it to `host` (the `Host` header the harness otherwise fixes to localhost): for the
+    /// public pages, which tell tenants apart by the host their links live on.
+    public func browse(_ path: String, host: String = "localhost", headers extra: HTTPFields = [:]) async throws -> APIResponse {
+        guard let port else { throw TestTimeout() }
+        let client = TestClient(host: "localhost", port: port)
+        client.connect()
+        var headers: HTTPFields = [.userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile Safari/604.1"]
+        headers.append(contentsOf: extra)
+        let response: TestClient.Response
+        do {
+            response = try await client.execute(TestClient.Request(path, method: .get, authority: host, headers: headers))
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+        return APIResponse(status: response.status, headers: response.headers, body: response.body ?? ByteBuffer())
+    }
+}

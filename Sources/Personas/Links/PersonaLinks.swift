@@ -47,6 +47,7 @@ public struct PersonaLinks: Sendable {
     let database: Database
     let store: LinkStore
     let personas: PersonaStore
+    let appLinks: AppLinksStore
     let threads: any PersonaThreads
     /// Where `/p/{slug}` is served (`HEARTH_PUBLIC_URL`).
     let publicURL: String
@@ -57,6 +58,7 @@ public struct PersonaLinks: Sendable {
         self.database = database
         self.store = LinkStore(logger: database.logger)
         self.personas = PersonaStore(logger: database.logger)
+        self.appLinks = AppLinksStore(database: database)
         self.threads = threads
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.sessionGap = sessionGap
@@ -72,12 +74,13 @@ public struct PersonaLinks: Sendable {
             guard let persona = try await personas.find(personaID, on: connection), persona.isLive else {
                 throw APIError.notFound("No such persona, or it cannot be shared yet.")
             }
+            let base = try await baseURL(tenantID: tenant.id, on: connection)
             if let link = try await store.liveLink(personaID: personaID, userID: identity.userID, on: connection) {
-                return (view(link, stats: nil), false)
+                return (view(link, stats: nil, base: base), false)
             }
             let kind: Kind = try await isCreator(identity, of: personaID, on: connection) ? .creator : .share
             let link = try await store.create(tenantID: tenant.id, personaID: personaID, userID: identity.userID, kind: kind, on: connection)
-            return (view(link, stats: nil), true)
+            return (view(link, stats: nil, base: base), true)
         }
     }
 
@@ -86,8 +89,9 @@ public struct PersonaLinks: Sendable {
         try await database.withTenant(tenant.id) { connection in
             guard try await personas.find(personaID, on: connection) != nil else { throw Personas.notFound }
             let creator = try await isCreator(identity, of: personaID, on: connection)
+            let base = try await baseURL(tenantID: tenant.id, on: connection)
             return try await store.stats(personaID: personaID, userID: creator ? nil : identity.userID, sessionGap: sessionGap, on: connection)
-                .map { view($0.0, stats: $0.1) }
+                .map { view($0.0, stats: $0.1, base: base) }
         }
     }
 
@@ -98,7 +102,7 @@ public struct PersonaLinks: Sendable {
             guard link.revokedAt == nil else { throw Self.revoked }
             try await store.revoke(link.id, on: connection)
             return view(try await store.create(tenantID: tenant.id, personaID: link.personaID, userID: identity.userID, kind: link.kind,
-                                               on: connection), stats: nil)
+                                               on: connection), stats: nil, base: try await baseURL(tenantID: tenant.id, on: connection))
         }
     }
 
@@ -135,15 +139,34 @@ public struct PersonaLinks: Sendable {
 
     // MARK: Helpers
 
+    /// What a slug leads to in the connection's tenant.
+    enum LinkState: Sendable {
+        case missing
+        case revoked
+        /// Its persona is suspended, or was never approved.
+        case unavailable
+        case live(LinkStore.Link, PersonaCard, publishedRevision: Int)
+    }
+
+    func state(_ slug: String, on connection: PostgresConnection) async throws -> LinkState {
+        guard Self.isSlug(slug), let link = try await store.link(slug: slug, on: connection) else { return .missing }
+        guard link.revokedAt == nil else { return .revoked }
+        guard let persona = try await personas.find(link.personaID, on: connection), persona.isLive, let published = persona.published else {
+            return .unavailable
+        }
+        let card = PersonaCard(id: persona.id, content: published, hasAvatar: try await personas.hasPublishedAvatar(persona.id, on: connection))
+        return .live(link, card, publishedRevision: persona.publishedRevision ?? persona.revision)
+    }
+
     /// A live link to a live persona, with its card; 404 for no such slug (in this tenant), 410 when it is revoked
     /// or its persona is no longer live.
     func usable(_ slug: String, on connection: PostgresConnection) async throws -> (LinkStore.Link, PersonaCard) {
-        guard Self.isSlug(slug), let link = try await store.link(slug: slug, on: connection) else { throw Self.noLink }
-        guard link.revokedAt == nil else { throw Self.revoked }
-        guard let persona = try await personas.find(link.personaID, on: connection), persona.isLive, let published = persona.published else {
-            throw Self.unavailable
+        switch try await state(slug, on: connection) {
+        case .missing: throw Self.noLink
+        case .revoked: throw Self.revoked
+        case .unavailable: throw Self.unavailable
+        case .live(let link, let card, _): return (link, card)
         }
-        return (link, PersonaCard(id: persona.id, content: published, hasAvatar: try await personas.hasPublishedAvatar(persona.id, on: connection)))
     }
 
     private func owned(_ slug: String, by identity: Identity, on connection: PostgresConnection) async throws -> LinkStore.Link {
@@ -157,9 +180,24 @@ public struct PersonaLinks: Sendable {
         try await personas.find(personaID, creatorID: identity.userID, on: connection) != nil
     }
 
-    func view(_ link: LinkStore.Link, stats: Stats?) -> LinkView {
-        LinkView(slug: link.slug, kind: link.kind, url: "\(publicURL)/p/\(link.slug)", createdAt: link.createdAt, revokedAt: link.revokedAt,
+    func view(_ link: LinkStore.Link, stats: Stats?, base: String) -> LinkView {
+        LinkView(slug: link.slug, kind: link.kind, url: "\(base)/p/\(link.slug)", createdAt: link.createdAt, revokedAt: link.revokedAt,
                  stats: stats)
+    }
+
+    /// Where a tenant's link pages live: its own link host (where its app's universal links point), else the
+    /// public URL.
+    func baseURL(_ links: AppLinks) -> String {
+        links.host.map { "https://\($0)" } ?? publicURL
+    }
+
+    private func baseURL(tenantID: UUID, on connection: PostgresConnection) async throws -> String {
+        baseURL(try await appLinks.app(tenantID: tenantID, on: connection).links)
+    }
+
+    /// The public URL's host (and port), as a request's `Host` names it.
+    var publicHost: String? {
+        URL(string: publicURL).flatMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } }
     }
 
     /// What a slug looks like; anything else is not looked up.

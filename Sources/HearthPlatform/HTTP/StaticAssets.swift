@@ -1,0 +1,45 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The few static files pages use (stylesheets), read from `public/` once at startup and served from memory at
+/// `/assets/{name}` with an ETag; a missing file stops the server at startup instead of unstyling its pages.
+public struct StaticAssets: Sendable {
+    struct Asset: Sendable {
+        let bytes: ByteBuffer
+        let contentType: String
+        let etag: String
+    }
+
+    let assets: [String: Asset]
+
+    public static func load(directory: URL, names: [String]) throws -> StaticAssets {
+        var assets: [String: Asset] = [:]
+        for name in names {
+            guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
+                throw ConfigError("the asset \(name) is missing from \(directory.path) (set HEARTH_RESOURCES_DIR)")
+            }
+            let type = switch (name as NSString).pathExtension {
+            case "css": "text/css; charset=utf-8"
+            case "png": "image/png"
+            default: "application/octet-stream"
+            }
+            let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+            assets[name] = Asset(bytes: ByteBuffer(bytes: data), contentType: type, etag: "\"\(digest)\"")
+        }
+        return StaticAssets(assets: assets)
+    }
+
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        router.get("assets/:name") { request, context in try serve(request, name: context.parameters.get("name") ?? "") }
+    }
+
+    func serve(_ request: Request, name: String) throws -> Response {
+        guard let asset = assets[name] else { throw APIError.notFound() }
+        var headers: HTTPFields = [.eTag: asset.etag, .cacheControl: "public, max-age=86400", .xContentTypeOptions: "nosniff"]
+        if request.headers[.ifNoneMatch] == asset.etag { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = asset.contentType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.bytes))
+    }
+}
