@@ -130,15 +130,20 @@ extension AdminTasks {
         }
     }
 
-    /// Sets how a tenant's share links reach its app (the link host, scheme, App Store id, app ids); options not
-    /// given keep their current values. Returns the settings now in force.
-    public static func setAppLinks(_ config: Config, logger: Logger, tenantSlug: String,
-                                   change: @Sendable (inout AppLinks) -> Void) async throws -> AppLinks {
+    /// Sets how a tenant's share links reach its app. Each value left `nil` keeps the current one; an empty one
+    /// clears it; `appIDs`, when given, replaces the list. Returns the settings now in force.
+    public static func setAppLinks(_ config: Config, logger: Logger, tenantSlug: String, host: String? = nil, appName: String? = nil,
+                                   urlScheme: String? = nil, appStoreID: String? = nil, appIDs: [String]? = nil) async throws -> AppLinks {
         let keyRing = try config.requireKeyRing()
         return try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)
             var links = try await AppLinks.read(tenantID: tenant.id, database: database)
-            change(&links)
+            func merged(_ new: String?, _ old: String?) -> String? { new.map { $0.isEmpty ? nil : $0 } ?? old }
+            links.host = merged(host, links.host)
+            links.appName = merged(appName, links.appName)
+            links.urlScheme = merged(urlScheme, links.urlScheme)
+            links.appStoreID = merged(appStoreID, links.appStoreID)
+            links.appIDs = appIDs.map { $0.filter { !$0.isEmpty } } ?? links.appIDs
             try await links.save(tenantID: tenant.id, database: database)
             return try await AppLinks.read(tenantID: tenant.id, database: database)
         }

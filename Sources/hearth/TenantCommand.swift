@@ -186,15 +186,10 @@ extension TenantCommand {
         @Option(help: "TEAMID.bundle.id of an app that opens the links (repeatable; replaces the list).") var appId: [String] = []
 
         func run() async throws {
-            let (host, appName, scheme, appStoreID, appIDs) = (host, appName, scheme, appStoreId, appId)
-            let links = try await AdminTasks.setAppLinks(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug) { links in
-                func value(_ new: String?, _ old: String?) -> String? { new.map { $0.isEmpty ? nil : $0 } ?? old }
-                links.host = value(host, links.host)
-                links.appName = value(appName, links.appName)
-                links.urlScheme = value(scheme, links.urlScheme)
-                links.appStoreID = value(appStoreID, links.appStoreID)
-                if !appIDs.isEmpty { links.appIDs = appIDs.filter { !$0.isEmpty } }
-            }
+            let links = try await AdminTasks.setAppLinks(
+                try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug, host: host, appName: appName,
+                urlScheme: scheme, appStoreID: appStoreId, appIDs: appId.isEmpty ? nil : appId
+            )
             print("\(slug): links on \(links.host ?? "HEARTH_PUBLIC_URL"), app \(links.appName ?? "(tenant name)"), "
                 + "scheme \(links.urlScheme ?? "none"), App Store id \(links.appStoreID ?? "none"), app ids \(links.appIDs.isEmpty ? "none" : links.appIDs.joined(separator: " "))")
         }

@@ -55,6 +55,26 @@ import Testing
         }
     }
 
+    @Test func aTenantsAppLinksAreSetChangedAndClearedFromTheCommandLine() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, _) = try await hearth.createTenant()
+        let set = try await AdminTasks.setAppLinks(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, host: "Links.Acme.example",
+                                                   appName: "Acme Coach", urlScheme: "acmecoach", appStoreID: "1234567890",
+                                                   appIDs: ["ABCDE12345.com.acme.coach"])
+        #expect(set == AppLinks(host: "links.acme.example", appName: "Acme Coach", urlScheme: "acmecoach", appStoreID: "1234567890",
+                                appIDs: ["ABCDE12345.com.acme.coach"]))
+        // Left out keeps, empty clears.
+        let changed = try await AdminTasks.setAppLinks(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, urlScheme: "", appIDs: [""])
+        #expect(changed == AppLinks(host: "links.acme.example", appName: "Acme Coach", appStoreID: "1234567890"))
+        for bad in [{ try await AdminTasks.setAppLinks(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, host: "not a host") },
+                    { try await AdminTasks.setAppLinks(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, urlScheme: "https") },
+                    { try await AdminTasks.setAppLinks(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, appStoreID: "id12") }]
+            as [@Sendable () async throws -> AppLinks] {
+            await #expect(throws: ConfigError.self) { _ = try await bad() }
+        }
+        #expect(try await hearth.adminString("SELECT link_host FROM tenant_app_links WHERE tenant_id = '\(tenant.id)'") == "links.acme.example")
+    }
+
     @Test func operatorsAreCreatedWithArgon2idAndRoleRules() async throws {
         let hearth = try await TestHearth.make()
         let (tenant, _) = try await hearth.createTenant()

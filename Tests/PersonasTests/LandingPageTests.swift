@@ -67,6 +67,7 @@ import Testing
             #expect(html.contains(#"href="serenity://p/\#(slug)">Open in Serenity</a>"#))
             #expect(html.contains(#"href="https://apps.apple.com/app/id1234567890">Get Serenity on the App Store</a>"#))
             #expect(html.contains(#"<meta name="apple-itunes-app" content="app-id=1234567890, app-argument=https://links.serenity.test/p/\#(slug)">"#))
+            #expect(html.contains("Have Serenity on your iPhone? This link opens it straight away."))
             #expect(html.contains("AI coaching, not therapy."))
             #expect(html.contains(#"<link rel="stylesheet" href="/assets/landing.css">"#))
 
@@ -201,8 +202,8 @@ import Testing
         #expect(PixelFont.glyph("é") == nil)
         #expect(PixelFont.drawable("  Crème  “brûlée” — Straße\n日本 ") == "Creme \"brulee\" - Strasse")
         // Names too long for two big lines get smaller letters, then a cut.
-        #expect(PreviewImage.fit("Career Compass", width: 1040, maxLines: 2, scales: [14, 12, 10, 8, 6]) == (["Career", "Compass"], 14))
-        let long = PreviewImage.fit(String(repeating: "Mindfulness ", count: 10), width: 1040, maxLines: 2, scales: [14, 12, 10, 8, 6])
+        #expect(PreviewImage.fit("Career Compass", width: 1040, maxLines: 2, scales: PreviewImage.titleScales) == (["Career Compass"], 12))
+        let long = PreviewImage.fit(String(repeating: "Mindfulness ", count: 10), width: 1040, maxLines: 2, scales: PreviewImage.titleScales)
         #expect(long.scale == 6 && long.lines.count == 2 && long.lines[1].hasSuffix("..."))
         #expect(PreviewImage.wrap("Supercalifragilistic", columns: 8) == ["Supercal", "ifragili", "stic"])
     }

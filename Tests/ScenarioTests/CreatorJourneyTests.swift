@@ -4,8 +4,9 @@ import HummingbirdTesting
 import Testing
 
 /// Journey 3 — Aisha, 31, a certified career coach: she builds an AI version of her "3P Framework", it is
-/// approved, and she shares the link. Three people open it in the app, two start a conversation, and one comes
-/// back the next day for a second session. Her link's counts say exactly that.
+/// approved, and she shares the link. A chat app fetches its preview; three people tap it (the page in their
+/// browser, then the app), two start a conversation, and one comes back the next day for a second session. Her
+/// link's counts say exactly that.
 @Suite struct CreatorJourneyTests {
     @Test func aishaSharesHerCoachAndTheCountsAreRight() async throws {
         let hearth = try await TestHearth.make()
@@ -23,9 +24,14 @@ import Testing
             #expect(submitted["status"] as? String == "approved")
             let slug = try #require(try await client.call(.post, "/v1/personas/\(personaID)/links", clientKey: key, token: aisha.accessToken)["slug"] as? String)
 
-            // Three people open the link in the app.
+            // Pasted into a group chat, the link is unfurled: the preview fetcher reads the page and its image.
+            let unfurled = try await client.browse("/p/\(slug)", headers: [.userAgent: "WhatsApp/2.24.1 i"])
+            #expect(unfurled.text.contains(#"<meta property="og:title" content="Aisha&#39;s Career Coach · Career coach">"#))
+            #expect(try await client.browse("/p/\(slug)/preview.png", headers: [.userAgent: "WhatsApp/2.24.1 i"]).status == .ok)
+            // Three people tap it: the page opens in their browser, then the app opens from it.
             var people: [Grant] = []
             for _ in 0..<3 {
+                #expect(try await client.browse("/p/\(slug)").text.contains("<h1>Aisha&#39;s Career Coach</h1>"))
                 let person = try await client.anonymous(clientKey: key)
                 #expect(try await client.call(.post, "/v1/links/\(slug)/open", clientKey: key)["name"] as? String == "Aisha's Career Coach")
                 people.append(person)
@@ -58,7 +64,7 @@ import Testing
             #expect(stats["appOpens"] as? Int == 3)
             #expect(stats["starts"] as? Int == 2)
             #expect(stats["returns"] as? Int == 1)
-            #expect(stats["clicks"] as? Int == 0)
+            #expect(stats["clicks"] as? Int == 3)
         }
     }
 }

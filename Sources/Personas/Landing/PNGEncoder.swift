@@ -1,20 +1,19 @@
 import CompressNIO
 import NIOCore
 
-/// Writes 8-bit RGB pixels as a PNG (RFC 2083): signature, IHDR, one zlib-compressed IDAT, IEND. Each row is
-/// preceded by filter type 1 ("Sub"), which turns the preview's flat colour runs into runs of zeros that deflate
-/// squeezes to almost nothing.
+/// Writes 8-bit RGB pixels as a PNG (RFC 2083): signature, IHDR, one zlib-compressed IDAT, IEND. Rows go
+/// unfiltered (filter type 0): the preview is flat colour, whose repeating pixels deflate finds on its own, and
+/// copying whole rows keeps the encoder a handful of memory copies.
 enum PNGEncoder {
     static func encode(width: Int, height: Int, rgb pixels: [UInt8]) -> [UInt8] {
         precondition(pixels.count == width * height * 3, "one RGB triple a pixel")
+        let stride = width * 3
         var filtered = ByteBuffer()
-        filtered.reserveCapacity((width * 3 + 1) * height)
-        for row in 0..<height {
-            filtered.writeInteger(UInt8(1))
-            let start = row * width * 3
-            for index in start..<(start + width * 3) {
-                let left = index - start >= 3 ? pixels[index - 3] : 0
-                filtered.writeInteger(pixels[index] &- left)
+        filtered.reserveCapacity((stride + 1) * height)
+        pixels.withUnsafeBytes { bytes in
+            for row in 0..<height {
+                filtered.writeInteger(UInt8(0))
+                filtered.writeBytes(UnsafeRawBufferPointer(rebasing: bytes[(row * stride)..<((row + 1) * stride)]))
             }
         }
         // Compressing a buffer we own cannot fail short of memory exhaustion.

@@ -21,6 +21,9 @@ public struct PersonaPage: Sendable {
     /// The custom-scheme link of the open-in-app button.
     let openInAppURL: String?
     let appStoreURL: String?
+    let hasActions: Bool
+    /// Whether the tenant's app claims its link host (universal links): then a tap on the link opens the app.
+    let opensApp: Bool
     /// The Smart App Banner (`apple-itunes-app`): Safari's own open/get bar above the page.
     let appBanner: String?
     let disclaimerShort: String
@@ -42,6 +45,8 @@ public struct PersonaPage: Sendable {
         avatarURL = card.hasAvatar ? "/p/\(slug)/avatar" : nil
         openInAppURL = app.links.urlScheme.map { "\($0)://p/\(slug)" }
         appStoreURL = app.links.appStoreID.map { "https://apps.apple.com/app/id\($0)" }
+        hasActions = openInAppURL != nil || appStoreURL != nil
+        opensApp = app.links.host != nil && !app.links.appIDs.isEmpty
         appBanner = app.links.appStoreID.map { "app-id=\($0), app-argument=\(baseURL)/p/\(slug)" }
         disclaimerShort = disclaimer.short
         disclaimerFull = disclaimer.full

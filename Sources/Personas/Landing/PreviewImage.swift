@@ -24,6 +24,7 @@ struct PreviewImage {
         ((0xF9, 0xE8, 0xE8), (0xC0, 0x44, 0x4A)),
     ]
     static let ink: Colour = (0x22, 0x20, 0x1E)
+    static let titleScales = [12, 10, 8, 6]
 
     func png() -> [UInt8] {
         var canvas = Canvas(width: Self.width, height: Self.height)
@@ -31,20 +32,22 @@ struct PreviewImage {
         canvas.fill(x: 0, y: 0, width: Self.width, height: Self.height, colours.background)
         canvas.fill(x: 0, y: 0, width: 24, height: Self.height, colours.accent)
 
+        // Top to bottom: the app (y 60), the name in one or two lines (from y 140, at most 2 × 10 × 12 = 240 pixels),
+        // the domain and the creator below it, the disclaimer on the bottom edge: nothing can overlap.
         let usable = Self.width - 2 * Self.margin
-        canvas.text(PixelFont.drawable(appName).uppercased(), x: Self.margin, y: 70, scale: 4, colours.accent, maxWidth: usable)
+        canvas.text(PixelFont.drawable(appName).uppercased(), x: Self.margin, y: 60, scale: 4, colours.accent, maxWidth: usable)
         let title = PixelFont.drawable(name)
-        let (lines, scale) = Self.fit(title.isEmpty ? "Your coach" : title, width: usable, maxLines: 2, scales: [14, 12, 10, 8, 6])
-        var y = 170
+        let (lines, scale) = Self.fit(title.isEmpty ? "Your coach" : title, width: usable, maxLines: 2, scales: Self.titleScales)
+        var y = 140
         for line in lines {
             canvas.text(line, x: Self.margin, y: y, scale: scale, Self.ink, maxWidth: usable)
-            y += (PixelFont.height + 3) * scale
+            y += (PixelFont.height + 2) * scale
         }
-        y += 20
-        canvas.text("\(PixelFont.drawable(domain)) coach", x: Self.margin, y: y, scale: 6, colours.accent, maxWidth: usable)
+        y += 16
+        canvas.text("\(PixelFont.drawable(domain)) coach", x: Self.margin, y: y, scale: 5, colours.accent, maxWidth: usable)
         let by = PixelFont.drawable(creator)
-        if !by.isEmpty { canvas.text("by \(by)", x: Self.margin, y: y + 70, scale: 5, Self.ink, maxWidth: usable) }
-        canvas.text("AI coaching, not therapy.", x: Self.margin, y: Self.height - 80, scale: 3, Self.ink, maxWidth: usable)
+        if !by.isEmpty { canvas.text("by \(by)", x: Self.margin, y: y + 56, scale: 4, Self.ink, maxWidth: usable) }
+        canvas.text("AI coaching, not therapy.", x: Self.margin, y: Self.height - 60, scale: 3, Self.ink, maxWidth: usable)
         return PNGEncoder.encode(width: Self.width, height: Self.height, rgb: canvas.pixels)
     }
 
@@ -105,18 +108,20 @@ struct PreviewImage {
             pixels = [UInt8](repeating: 0, count: width * height * 3)
         }
 
+        /// Paints the rectangle's first row pixel by pixel, then copies that row down (a memory copy a row).
         mutating func fill(x: Int, y: Int, width w: Int, height h: Int, _ colour: Colour) {
             let left = max(0, x), right = min(width, x + w), top = max(0, y), bottom = min(height, y + h)
             guard left < right, top < bottom else { return }
-            pixels.withUnsafeMutableBufferPointer { buffer in
-                for row in top..<bottom {
-                    var index = (row * width + left) * 3
-                    for _ in left..<right {
-                        buffer[index] = colour.r
-                        buffer[index + 1] = colour.g
-                        buffer[index + 2] = colour.b
-                        index += 3
-                    }
+            let rowStart = (top * width + left) * 3, rowBytes = (right - left) * 3
+            pixels.withUnsafeMutableBytes { buffer in
+                for index in stride(from: rowStart, to: rowStart + rowBytes, by: 3) {
+                    buffer[index] = colour.r
+                    buffer[index + 1] = colour.g
+                    buffer[index + 2] = colour.b
+                }
+                let first = UnsafeRawBufferPointer(rebasing: buffer[rowStart..<(rowStart + rowBytes)])
+                for row in (top + 1)..<bottom {
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[((row * width + left) * 3)...]).copyMemory(from: first)
                 }
             }
         }
