@@ -42,12 +42,12 @@ public struct LandingController<Context: HearthRequestContextProtocol>: Sendable
     }
 
     @Sendable func preview(_ request: Request, context: Context) async throws -> Response {
-        guard let (png, etag) = try await pages.preview(slug: context.parameters.get("slug") ?? "", host: request.head.authority) else {
+        guard let (image, etag) = try await pages.preview(slug: context.parameters.get("slug") ?? "", host: request.head.authority) else {
             throw APIError.notFound()
         }
         let headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=3600", .xContentTypeOptions: "nosniff"]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        return Response(status: .ok, headers: headers + [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: png)))
+        return Response(status: .ok, headers: headers + [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: image.png())))
     }
 
     @Sendable func avatar(_ request: Request, context: Context) async throws -> Response {

@@ -48,7 +48,7 @@ public struct LandingPages: Sendable {
         case .revoked: return .unavailable(.revoked(app))
         case .unavailable: return .unavailable(.withdrawn(app))
         case .live(_, let card, let revision):
-            let domainName = try await domains.currentCatalog(tenantID: tenantID).definition(card.domain)?.name ?? card.domain.capitalized
+            let domainName = try await domainName(card, tenantID: tenantID)
             let disclaimer = try await notices.disclaimer(tenantID: tenantID, locale: CrisisResources.preferredLocale(acceptLanguage: acceptLanguage))
             let base = links.baseURL(app.links)
             return .persona(PersonaPage(slug: slug, card: card, domainName: domainName, app: app, baseURL: base, disclaimer: disclaimer,
@@ -56,12 +56,13 @@ public struct LandingPages: Sendable {
         }
     }
 
-    /// The social preview image of a live link's persona, with an ETag that changes when what it shows changes.
-    public func preview(slug: String, host: String?) async throws -> (png: [UInt8], etag: String)? {
+    /// The social preview image of a live link's persona (drawn when asked: `png()`), with an ETag that changes when
+    /// what it shows changes, so a request that already has it costs no drawing.
+    public func preview(slug: String, host: String?) async throws -> (image: PreviewImage, etag: String)? {
         guard let (card, revision, app) = try await live(slug, host: host) else { return nil }
-        let domainName = try await domains.currentCatalog(tenantID: app.tenantID).definition(card.domain)?.name ?? card.domain.capitalized
-        let png = PreviewImage(name: card.name, domain: domainName, creator: card.creatorName, appName: app.displayName).png()
-        return (png, "\"\(Self.previewVersion(card: card, revision: revision, domainName: domainName, app: app))\"")
+        let domainName = try await domainName(card, tenantID: app.tenantID)
+        return (PreviewImage(name: card.name, domain: domainName, creator: card.creatorName, appName: app.displayName),
+                "\"\(Self.previewVersion(card: card, revision: revision, domainName: domainName, app: app))\"")
     }
 
     /// The published avatar of a live link's persona.
@@ -94,6 +95,11 @@ public struct LandingPages: Sendable {
         guard let tenantID else { return nil }
         if let host, host != links.publicHost, let owner = try await appLinks.links(host: host), owner.tenantID != tenantID { return nil }
         return tenantID
+    }
+
+    /// The domain as the tenant's catalog names it.
+    private func domainName(_ card: PersonaCard, tenantID: UUID) async throws -> String {
+        try await domains.currentCatalog(tenantID: tenantID).definition(card.domain)?.name ?? card.domain.capitalized
     }
 
     private func live(_ slug: String, host: String?) async throws -> (PersonaCard, Int, AppLinksStore.App)? {

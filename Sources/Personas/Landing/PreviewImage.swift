@@ -1,7 +1,7 @@
 /// The social preview image of a persona's page (`og:image`, 1200×630, the size link previews expect): the
 /// persona's name large, its domain and creator, the app's name and the coaching disclaimer, drawn with our own
 /// pixel font on a colour chosen by the domain. Rendered on request (a few milliseconds) and cached by ETag.
-struct PreviewImage {
+public struct PreviewImage: Sendable {
     static let width = 1200
     static let height = 630
     static let margin = 80
@@ -26,7 +26,7 @@ struct PreviewImage {
     static let ink: Colour = (0x22, 0x20, 0x1E)
     static let titleScales = [12, 10, 8, 6]
 
-    func png() -> [UInt8] {
+    public func png() -> [UInt8] {
         var canvas = Canvas(width: Self.width, height: Self.height)
         let colours = Self.palette[Self.stableIndex(domain, count: Self.palette.count)]
         canvas.fill(x: 0, y: 0, width: Self.width, height: Self.height, colours.background)
