@@ -49,7 +49,7 @@ public struct PersonaLinks: Sendable {
     let personas: PersonaStore
     let appLinks: AppLinksStore
     let threads: any PersonaThreads
-    /// Where `/p/{slug}` is served (`HEARTH_PUBLIC_URL`).
+    /// Where `/p/{slug}` is served for a tenant without a link host of its own (`HEARTH_PUBLIC_URL`).
     let publicURL: String
     /// The quiet time after which a message starts a new session (memory's idle time): what counts as a return.
     let sessionGap: Duration
