@@ -1,6 +1,7 @@
 import Foundation
 import HearthPlatform
 import Logging
+import PostgresNIO
 import Synchronization
 
 /// The coaching domains feature (FR43, FR44): each tenant's versioned domain definitions and the router built
@@ -43,8 +44,13 @@ public final class CoachingDomains: Sendable {
     /// The tenant's catalog as stored now (for operators and thread creation, which have no turn context to
     /// read the stamp with): one small query, and the cached catalog when it is still current.
     public func currentCatalog(tenantID: UUID) async throws -> DomainCatalog {
-        let stamp = try await database.withTenant(tenantID) { try await store.stamp(on: $0) }
+        let stamp = try await database.withTenant(tenantID) { try await self.stamp(on: $0) }
         return try await catalog(tenantID: tenantID, stamp: stamp)
+    }
+
+    /// The stamp ``catalog(tenantID:stamp:)`` takes, read in a transaction of the tenant's the caller has open.
+    public func stamp(on connection: PostgresConnection) async throws -> Int64? {
+        try await store.stamp(on: connection)
     }
 
     /// Writes each definition as a new version where it differs from the one in effect; returns the keys and

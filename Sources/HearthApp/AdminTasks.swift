@@ -144,8 +144,7 @@ extension AdminTasks {
             links.urlScheme = merged(urlScheme, links.urlScheme)
             links.appStoreID = merged(appStoreID, links.appStoreID)
             links.appIDs = appIDs.map { $0.filter { !$0.isEmpty } } ?? links.appIDs
-            try await links.save(tenantID: tenant.id, database: database)
-            return try await AppLinks.read(tenantID: tenant.id, database: database)
+            return try await links.save(tenantID: tenant.id, database: database)
         }
     }
 }

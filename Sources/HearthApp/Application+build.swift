@@ -59,7 +59,8 @@ public func buildApplication(
     // The domain files must parse: a server that cannot give new tenants their domains should not start.
     let domains = CoachingDomains(database: database, defaults: try DomainFiles.load(config.domainFiles.path))
     let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers, domains: domains)
-    SafetyController(settings: SafetySettings(database: database)).addRoutes(to: api)
+    let safetySettings = SafetySettings(database: database)
+    SafetyController(settings: safetySettings).addRoutes(to: api)
     DomainsController(domains: domains).addRoutes(to: api)
     let personas = Personas(database: database, domains: domains)
     ThreadsController(conversations: conversations, domains: domains, personas: personas).addRoutes(to: identified)
@@ -70,7 +71,7 @@ public func buildApplication(
     let links = PersonaLinks(database: database, threads: conversations, publicURL: config.publicURL, sessionGap: config.memoryWriting.idleAfter)
     LinksController(links: links).addRoutes(public: api, identified: identified)
     assets.addRoutes(to: router)
-    let landing = LandingPages(database: database, links: links, domains: domains, notices: SafetySettings(database: database))
+    let landing = LandingPages(database: database, links: links, domains: domains, notices: safetySettings)
     LandingController(pages: landing, html: html).addRoutes(to: router)
     try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants)
     configureRouter?(router)
@@ -113,8 +114,8 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
 }
 
 extension SafetySettings: PageNotices {
-    public func disclaimer(tenantID: UUID, locale: String?) async throws -> Disclaimer {
-        try await view(tenantID: tenantID, locale: locale).disclaimer
+    public func disclaimer(locale: String?, on connection: PostgresConnection) async throws -> Disclaimer {
+        try await view(locale: locale, on: connection).disclaimer
     }
 }
 

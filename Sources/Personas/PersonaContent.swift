@@ -87,8 +87,7 @@ public struct PersonaContent: Codable, Sendable, Equatable {
 
     /// Every field a creator wrote, named: what the screening reads.
     public var fields: [(name: String, text: String)] {
-        [("name", name), ("description", description), ("tone", tone), ("methodology", methodology), ("personality", personality),
-         ("creatorName", creatorName)]
+        requiredFields.map { ($0.name, $0.value) }
             + (greeting.map { [("greeting", $0)] } ?? [])
             + examples.map { ("examples", $0) }
     }

@@ -74,7 +74,7 @@ public struct Personas: Sendable {
     /// Screens the working copy and queues it, or approves it when the screening passes it and the tenant's
     /// policy lets the screening decide.
     public func submit(tenant: Tenant, identity: Identity, id: UUID) async throws -> PersonaView {
-        let enabled = try await domains.currentCatalog(tenantID: tenant.id).enabled.map(\.key)
+        let catalog = try await domains.currentCatalog(tenantID: tenant.id)
         return try await database.withTenant(tenant.id) { connection in
             guard let persona = try await store.find(id, creatorID: identity.userID, forUpdate: true, on: connection) else { throw Self.notFound }
             switch persona.status {
@@ -85,7 +85,7 @@ public struct Personas: Sendable {
             case .draft: break
             }
             // The domain may have been disabled since the last edit.
-            guard enabled.contains(persona.draft.domain) else {
+            guard catalog.definition(persona.draft.domain) != nil else {
                 throw APIError.validation("domain '\(persona.draft.domain)' is no longer one of this app's coaching domains: edit the persona.")
             }
             let result = screening.screen(persona.draft.fields)
@@ -96,7 +96,6 @@ public struct Personas: Sendable {
                 let approved = try await store.apply(.approve(result), to: id, on: connection)
                 try await store.record(.init(action: .approved, actor: .screening), personaID: id, tenantID: tenant.id,
                                        revision: persona.revision, on: connection)
-                try await store.pruneAvatars(personaID: id, on: connection)
                 return approved
             }
             return try await store.apply(.submit(result), to: id, on: connection)
@@ -106,7 +105,7 @@ public struct Personas: Sendable {
     /// A live persona's published copy (approved and not suspended), to start a thread with: any user of the
     /// app may, not only its creator. `nil` when there is no such live persona.
     public func published(tenantID: UUID, id: UUID) async throws -> PersonaContent? {
-        try await database.withTenant(tenantID) { connection in try await store.published(id, on: connection) }
+        try await database.withTenant(tenantID) { connection in try await store.published(id, on: connection)?.content }
     }
 
     // MARK: Avatars
@@ -116,27 +115,23 @@ public struct Personas: Sendable {
         let image = try AvatarImage(bytes: bytes, contentType: contentType)
         return try await edit(tenant: tenant, identity: identity, id: id) { connection, _ in
             let avatarID = try await store.addAvatar(image, tenantID: tenant.id, personaID: id, on: connection)
-            let edited = try await store.edit(id, content: nil, avatarID: .some(avatarID), on: connection)
-            try await store.pruneAvatars(personaID: id, on: connection)
-            return edited
+            return try await store.edit(id, content: nil, avatarID: .some(avatarID), on: connection)
         }
     }
 
     public func removeAvatar(tenant: Tenant, identity: Identity, id: UUID) async throws -> PersonaView {
         try await edit(tenant: tenant, identity: identity, id: id) { connection, persona in
             guard persona.hasAvatar else { return persona }
-            let edited = try await store.edit(id, content: nil, avatarID: .some(nil), on: connection)
-            try await store.pruneAvatars(personaID: id, on: connection)
-            return edited
+            return try await store.edit(id, content: nil, avatarID: .some(nil), on: connection)
         }
     }
 
     /// The working copy's avatar, for its creator.
     func avatar(tenant: Tenant, identity: Identity, id: UUID) async throws -> AvatarImage {
         try await database.withTenant(tenant.id) { connection in
-            guard try await store.find(id, creatorID: identity.userID, on: connection) != nil,
-                  let image = try await store.avatar(personaID: id, published: false, on: connection)
-            else { throw APIError.notFound("This persona has no avatar.") }
+            guard let image = try await store.avatar(personaID: id, published: false, creatorID: identity.userID, on: connection) else {
+                throw APIError.notFound("This persona has no avatar.")
+            }
             return image
         }
     }

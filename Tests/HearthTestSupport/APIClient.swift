@@ -72,7 +72,7 @@ extension TestClientProtocol {
         let client = TestClient(host: "localhost", port: port)
         client.connect()
         var headers: HTTPFields = [.userAgent: "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 Version/18.0 Mobile Safari/604.1"]
-        headers.append(contentsOf: extra)
+        for field in extra { headers[field.name] = field.value }  // a caller's User-Agent replaces the browser's
         let response: TestClient.Response
         do {
             response = try await client.execute(TestClient.Request(path, method: .get, authority: host, headers: headers))

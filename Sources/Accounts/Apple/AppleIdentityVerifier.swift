@@ -62,7 +62,7 @@ public struct AppleIdentityVerifier: Sendable {
         guard claims.aud.value.contains(where: audiences.contains) else { throw Self.invalid("it was issued for another app") }
         guard claims.exp.value.timeIntervalSince(now) > -Self.leeway else { throw Self.invalid("it has expired") }
         guard claims.iat.value.timeIntervalSince(now) < Self.leeway else { throw Self.invalid("it was issued in the future") }
-        let expected = SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+        let expected = Secrets.hex(Array(SHA256.hash(data: Data(nonce.utf8))))
         guard let claimed = claims.nonce, Secrets.constantTimeEquals(Array(claimed.utf8), Array(expected.utf8)) else {
             throw Self.invalid("its nonce does not match")
         }

@@ -13,12 +13,12 @@ public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: Rout
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else { return try await next(request, context) }
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard request.headers[.authorization] != nil else { return try await next(request, context) }
+        guard let token = request.headers.bearerToken else {
             throw APIError.unauthorized("access_token_invalid", "Use Authorization: Bearer <access token>.")
         }
         var context = context
-        let identity = try await accounts.authenticate(tenant: context.requireTenant(), bearer: String(header.dropFirst(7)))
+        let identity = try await accounts.authenticate(tenant: context.requireTenant(), bearer: token)
         context.identity = identity
         context.logger[metadataKey: "user_id"] = .string(identity.userID.uuidString.lowercased())
         return try await next(request, context)

@@ -25,16 +25,19 @@ public struct SafetySettings: Sendable {
 
     /// The most specific resources and disclaimer for `locale`: the tenant's own first, then the built-in ones.
     public func view(tenantID: UUID, locale: String?) async throws -> View {
+        try await database.withTenant(tenantID) { connection in try await view(locale: locale, on: connection) }
+    }
+
+    /// The same, in a transaction of the tenant's the caller has open.
+    public func view(locale: String?, on connection: PostgresConnection) async throws -> View {
         let candidates = CrisisResources.candidates(for: locale)
-        let rows = try await database.withTenant(tenantID) { connection in
-            try await connection.query(
-                """
-                SELECT locale, crisis_resources::text, disclaimer_short, disclaimer_full FROM tenant_safety_locales
-                WHERE locale = ANY (\(candidates)) ORDER BY array_position(\(candidates), locale)
-                """,
-                logger: database.logger
-            ).collect()
-        }
+        let rows = try await connection.query(
+            """
+            SELECT locale, crisis_resources::text, disclaimer_short, disclaimer_full FROM tenant_safety_locales
+            WHERE locale = ANY (\(candidates)) ORDER BY array_position(\(candidates), locale)
+            """,
+            logger: database.logger
+        ).collect()
         // The most specific row's list decides, as in a send's own lookup (`hearth_turn_store_exchange`): one
         // that does not read falls back to the built-in list, not to a less specific row of the tenant's.
         var resources: (locale: String, list: [CrisisResource]?)?

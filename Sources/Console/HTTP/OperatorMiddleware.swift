@@ -11,10 +11,8 @@ public struct OperatorAuthMiddleware<Context: HearthRequestContextProtocol>: Rou
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else {
-            throw APIError.operatorSignInRequired
-        }
-        guard let session = try await sessions.authenticate(token: String(header.dropFirst(7))) else {
+        guard let token = request.headers.bearerToken else { throw APIError.operatorSignInRequired }
+        guard let session = try await sessions.authenticate(token: token) else {
             throw APIError.unauthorized("operator_session_invalid", "This operator session has ended. Sign in again.")
         }
         var context = context

@@ -85,8 +85,7 @@ public struct OperatorSessions: Sendable {
             logger: database.logger
         )
         for try await (sessionID, id, email, role, tenantID) in rows.decode((UUID, UUID, String, String, UUID?).self) {
-            guard let role = Operator.Role(rawValue: role) else { return nil }
-            return OperatorSession(id: sessionID, account: Operator(id: id, email: email, role: role, tenantID: tenantID))
+            return OperatorStore.account(id, email, role, tenantID).map { OperatorSession(id: sessionID, account: $0) }
         }
         return nil
     }

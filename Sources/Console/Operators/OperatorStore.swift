@@ -16,7 +16,7 @@ public struct OperatorStore: Sendable {
 
     /// Creates an operator. Platform admins have no tenant; every other role belongs to exactly one.
     public func create(email: String, password: String, role: Operator.Role, tenantID: UUID?) async throws -> Operator {
-        let email = email.trimmingCharacters(in: .whitespaces).lowercased()
+        let email = Self.normalised(email)
         guard email.contains("@"), email.count <= 254 else { throw ConfigError("'\(email)' is not an email address") }
         guard password.count >= Self.minimumPasswordLength else {
             throw ConfigError("operator passwords need at least \(Self.minimumPasswordLength) characters")
@@ -45,15 +45,23 @@ public struct OperatorStore: Sendable {
         let rows = try await connection.query(
             """
             SELECT id, email, role, tenant_id, password_hash FROM operators
-            WHERE email = \(email.trimmingCharacters(in: .whitespaces).lowercased()) AND disabled_at IS NULL
+            WHERE email = \(Self.normalised(email)) AND disabled_at IS NULL
             """,
             logger: database.logger
         )
         for try await (id, email, role, tenantID, hash) in rows.decode((UUID, String, String, UUID?, String).self) {
-            guard let role = Operator.Role(rawValue: role) else { continue }
-            return (Operator(id: id, email: email, role: role, tenantID: tenantID), hash)
+            guard let account = Self.account(id, email, role, tenantID) else { continue }
+            return (account, hash)
         }
         return nil
+    }
+
+    /// Emails are stored trimmed and lowercased, and looked up the same way.
+    static func normalised(_ email: String) -> String { email.trimmingCharacters(in: .whitespaces).lowercased() }
+
+    /// An operator from its row's columns; `nil` for a role this version does not know.
+    static func account(_ id: UUID, _ email: String, _ role: String, _ tenantID: UUID?) -> Operator? {
+        Operator.Role(rawValue: role).map { Operator(id: id, email: email, role: $0, tenantID: tenantID) }
     }
 
     /// Counts a sign-in attempt *before* the password is checked (its own committed transaction, the row locked),

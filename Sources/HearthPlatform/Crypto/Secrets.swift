@@ -9,14 +9,18 @@ public enum Secrets {
     }
 
     public static func randomHex(byteCount: Int) -> String {
-        // Every request gets one (its request id): String(format:) per byte showed in profiles.
+        hex(randomBytes(byteCount))
+    }
+
+    /// Lowercase hex. Every request gets some (its request id): `String(format:)` per byte showed in profiles.
+    public static func hex(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: byteCount * 2) { buffer in
-            for (index, byte) in randomBytes(byteCount).enumerated() {
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
                 buffer[2 * index] = digits[Int(byte >> 4)]
                 buffer[2 * index + 1] = digits[Int(byte & 0x0F)]
             }
-            return byteCount * 2
+            return bytes.count * 2
         }
     }
 

@@ -15,7 +15,7 @@ public struct Migration: Sendable, Equatable {
         self.version = version
         self.name = name
         self.sql = sql
-        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+        self.checksum = Secrets.hex(Array(SHA256.hash(data: Data(sql.utf8))))
     }
 
     /// Reads every `NNNN_name.sql` in `directory`, ordered by number.

@@ -40,6 +40,15 @@ public struct HearthRequestContext: HearthRequestContextProtocol {
     }
 }
 
+extension HTTPFields {
+    /// The token of `Authorization: Bearer <token>` (the scheme in any case); `nil` when the header is missing or
+    /// names another scheme.
+    public var bearerToken: String? {
+        guard let header = self[.authorization], header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        return String(header.dropFirst(7))
+    }
+}
+
 /// The signed-in user behind a request, set by the access-token authenticator.
 public struct Identity: Sendable, Equatable {
     public let userID: UUID

@@ -25,7 +25,7 @@ public struct StaticAssets: Sendable {
             case "png": "image/png"
             default: "application/octet-stream"
             }
-            let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+            let digest = Secrets.hex(Array(SHA256.hash(data: data).prefix(12)))
             assets[name] = Asset(bytes: ByteBuffer(bytes: data), contentType: type, etag: "\"\(digest)\"")
         }
         return StaticAssets(assets: assets)
@@ -37,9 +37,18 @@ public struct StaticAssets: Sendable {
 
     func serve(_ request: Request, name: String) throws -> Response {
         guard let asset = assets[name] else { throw APIError.notFound() }
-        var headers: HTTPFields = [.eTag: asset.etag, .cacheControl: "public, max-age=86400", .xContentTypeOptions: "nosniff"]
-        if request.headers[.ifNoneMatch] == asset.etag { return Response(status: .notModified, headers: headers) }
-        headers[.contentType] = asset.contentType
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.bytes))
+        return .cacheable(request, etag: asset.etag, cacheControl: "public, max-age=86400", contentType: asset.contentType) { asset.bytes }
+    }
+}
+
+extension Response {
+    /// A response its ETag validates: `304` with the same caching headers when `If-None-Match` names it, else the
+    /// body, which is only built then.
+    public static func cacheable(_ request: Request, etag: String, cacheControl: String, contentType: String,
+                                 body: () throws -> ByteBuffer) rethrows -> Response {
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: cacheControl, .xContentTypeOptions: "nosniff"]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = contentType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: try body()))
     }
 }

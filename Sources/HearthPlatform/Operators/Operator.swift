@@ -5,7 +5,7 @@ import Foundation
 /// It lives in the platform because every feature's operator routes check it: the request context carries the
 /// signed-in operator, and ``may(_:in:)`` is the one place that says which role may do what where.
 public struct Operator: Sendable, Equatable {
-    public enum Role: String, Sendable, CaseIterable, Codable {
+    public enum Role: String, Sendable, CaseIterable {
         case platformAdmin = "platform_admin"
         case tenantAdmin = "tenant_admin"
         case moderator

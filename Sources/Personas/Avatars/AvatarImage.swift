@@ -17,6 +17,7 @@ struct AvatarImage: Sendable, Equatable {
     let bytes: [UInt8]
 
     static let maximumBytes = 1_048_576
+    static let tooLarge = APIError(.contentTooLarge, code: "image_too_large", message: "Avatars are at most 1 MB.")
     static let dimensions = 16...4096
 
     /// Checks `bytes` declared as `contentType`; a 415 or 422 naming what is wrong otherwise.
@@ -26,7 +27,7 @@ struct AvatarImage: Sendable, Equatable {
             throw APIError(.unsupportedMediaType, code: "unsupported_image_type", message: "Avatars are PNG or JPEG images (Content-Type image/png or image/jpeg).")
         }
         guard !bytes.isEmpty, bytes.count <= Self.maximumBytes else {
-            throw APIError(.contentTooLarge, code: "image_too_large", message: "Avatars are at most 1 MB.")
+            throw Self.tooLarge
         }
         let size: (width: Int, height: Int)?
         switch kind {

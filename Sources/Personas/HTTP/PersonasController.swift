@@ -63,7 +63,7 @@ public struct PersonasController<Context: HearthRequestContextProtocol>: Sendabl
         do {
             body = try await request.collectBody(upTo: AvatarImage.maximumBytes)
         } catch is NIOTooManyBytesError {
-            throw APIError(.contentTooLarge, code: "image_too_large", message: "Avatars are at most 1 MB.")
+            throw AvatarImage.tooLarge
         }
         return try await personas.setAvatar(tenant: context.requireTenant(), identity: context.requireIdentity(), id: Self.personaID(context),
                                             bytes: Array(buffer: body), contentType: request.headers[.contentType])

@@ -32,10 +32,16 @@ public struct AppLinks: Sendable, Equatable {
         }
     }
 
-    /// Replaces the tenant's settings, checked first.
-    public func save(tenantID: UUID, database: Database) async throws {
-        try await AppLinksStore(database: database).save(try validated(), tenantID: tenantID)
+    /// Replaces the tenant's settings, checked first; returns them as stored.
+    @discardableResult
+    public func save(tenantID: UUID, database: Database) async throws -> AppLinks {
+        let links = try validated()
+        try await AppLinksStore(database: database).save(links, tenantID: tenantID)
+        return links
     }
+
+    /// The App Store page of the app, when its id is set.
+    var appStoreURL: String? { appStoreID.map { "https://apps.apple.com/app/id\($0)" } }
 
     /// Checks every value, so a typo fails at the command line, not as a broken page or a constraint error.
     public func validated() throws -> AppLinks {

@@ -45,9 +45,7 @@ public struct LandingController<Context: HearthRequestContextProtocol>: Sendable
         guard let (image, etag) = try await pages.preview(slug: context.parameters.get("slug") ?? "", host: request.head.authority) else {
             throw APIError.notFound()
         }
-        let headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=3600", .xContentTypeOptions: "nosniff"]
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        return Response(status: .ok, headers: headers + [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: image.png())))
+        return .cacheable(request, etag: etag, cacheControl: "public, max-age=3600", contentType: "image/png") { ByteBuffer(bytes: image.png()) }
     }
 
     @Sendable func avatar(_ request: Request, context: Context) async throws -> Response {

@@ -40,14 +40,15 @@ public struct PersonaPage: Sendable {
         greeting = card.greeting
         examples = card.examples
         hasExamples = !card.examples.isEmpty
-        pageURL = "\(baseURL)/p/\(slug)"
+        let pageURL = "\(baseURL)/p/\(slug)"
+        self.pageURL = pageURL
         previewURL = "\(baseURL)/p/\(slug)/preview.png?v=\(previewVersion)"
         avatarURL = card.hasAvatar ? "/p/\(slug)/avatar" : nil
         openInAppURL = app.links.urlScheme.map { "\($0)://p/\(slug)" }
-        appStoreURL = app.links.appStoreID.map { "https://apps.apple.com/app/id\($0)" }
+        appStoreURL = app.links.appStoreURL
         hasActions = openInAppURL != nil || appStoreURL != nil
         opensApp = app.links.host != nil && !app.links.appIDs.isEmpty
-        appBanner = app.links.appStoreID.map { "app-id=\($0), app-argument=\(baseURL)/p/\(slug)" }
+        appBanner = app.links.appStoreID.map { "app-id=\($0), app-argument=\(pageURL)" }
         disclaimerShort = disclaimer.short
         disclaimerFull = disclaimer.full
     }
@@ -85,7 +86,7 @@ public struct UnavailablePage: Sendable {
         self.title = title
         self.message = message
         appName = app?.displayName
-        appStoreURL = app?.links.appStoreID.map { "https://apps.apple.com/app/id\($0)" }
+        appStoreURL = app?.links.appStoreURL
     }
 }
 

@@ -91,7 +91,7 @@ struct LinkStore: Sendable {
                         SELECT m.created_at - lag(m.created_at) OVER (ORDER BY m.created_at, m.seq) AS gap
                         FROM messages m JOIN threads t ON t.id = m.thread_id
                         WHERE t.user_id = s.user_id AND t.persona_id = l.persona_id AND m.role = 'user' AND m.created_at >= s.started_at
-                    ) g WHERE g.gap >= make_interval(secs => \(Double(sessionGap.components.seconds)))))::bigint
+                    ) g WHERE g.gap >= make_interval(secs => \(sessionGap.seconds))))::bigint
             FROM persona_links l
             WHERE l.persona_id = \(personaID) AND (\(userID)::uuid IS NULL OR l.user_id = \(userID))
             ORDER BY l.created_at, l.id
@@ -101,8 +101,7 @@ struct LinkStore: Sendable {
         var result: [(Link, PersonaLinks.Stats)] = []
         for try await (id, persona, user, kind, slug, created, revoked, clicks, opens, starts, returns)
             in rows.decode((UUID, UUID, UUID, String, String, Date, Date?, Int64, Int64, Int64, Int64).self) {
-            result.append((Link(id: id, personaID: persona, userID: user, kind: PersonaLinks.Kind(rawValue: kind) ?? .share, slug: slug,
-                                createdAt: created, revokedAt: revoked),
+            result.append((Self.link((id, persona, user, kind, slug, created, revoked)),
                            PersonaLinks.Stats(clicks: Int(clicks), appOpens: Int(opens), starts: Int(starts), returns: Int(returns))))
         }
         return result
@@ -110,11 +109,14 @@ struct LinkStore: Sendable {
 
     private func links(_ rows: PostgresRowSequence) async throws -> [Link] {
         var links: [Link] = []
-        for try await (id, persona, user, kind, slug, created, revoked) in rows.decode((UUID, UUID, UUID, String, String, Date, Date?).self) {
-            links.append(Link(id: id, personaID: persona, userID: user, kind: PersonaLinks.Kind(rawValue: kind) ?? .share, slug: slug,
-                              createdAt: created, revokedAt: revoked))
-        }
+        for try await row in rows.decode((UUID, UUID, UUID, String, String, Date, Date?).self) { links.append(Self.link(row)) }
         return links
+    }
+
+    /// A row of ``columns``.
+    private static func link(_ row: (UUID, UUID, UUID, String, String, Date, Date?)) -> Link {
+        Link(id: row.0, personaID: row.1, userID: row.2, kind: PersonaLinks.Kind(rawValue: row.3) ?? .share, slug: row.4, createdAt: row.5,
+             revokedAt: row.6)
     }
 
     static let slugAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

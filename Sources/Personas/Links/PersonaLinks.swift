@@ -51,6 +51,8 @@ public struct PersonaLinks: Sendable {
     let threads: any PersonaThreads
     /// Where `/p/{slug}` is served for a tenant without a link host of its own (`HEARTH_PUBLIC_URL`).
     let publicURL: String
+    /// The public URL's host (and port), as a request's `Host` names it.
+    let publicHost: String?
     /// The quiet time after which a message starts a new session (memory's idle time): what counts as a return.
     let sessionGap: Duration
 
@@ -61,6 +63,7 @@ public struct PersonaLinks: Sendable {
         self.appLinks = AppLinksStore(database: database)
         self.threads = threads
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.publicHost = URL(string: publicURL).flatMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } }
         self.sessionGap = sessionGap
     }
 
@@ -71,14 +74,14 @@ public struct PersonaLinks: Sendable {
     /// The person's live link to a live persona: the one they have, or a new one.
     public func share(tenant: Tenant, identity: Identity, personaID: UUID) async throws -> (link: LinkView, created: Bool) {
         try await database.withTenant(tenant.id) { connection in
-            guard let persona = try await personas.find(personaID, on: connection), persona.isLive else {
+            guard let persona = try await personas.creator(of: personaID, on: connection), persona.isLive else {
                 throw APIError.notFound("No such persona, or it cannot be shared yet.")
             }
             let base = try await baseURL(tenantID: tenant.id, on: connection)
             if let link = try await store.liveLink(personaID: personaID, userID: identity.userID, on: connection) {
                 return (view(link, stats: nil, base: base), false)
             }
-            let kind: Kind = try await isCreator(identity, of: personaID, on: connection) ? .creator : .share
+            let kind: Kind = persona.creatorID == identity.userID ? .creator : .share
             let link = try await store.create(tenantID: tenant.id, personaID: personaID, userID: identity.userID, kind: kind, on: connection)
             return (view(link, stats: nil, base: base), true)
         }
@@ -87,8 +90,8 @@ public struct PersonaLinks: Sendable {
     /// A persona's links with what each led to: all of them for its creator, the person's own for anyone else.
     public func links(tenant: Tenant, identity: Identity, personaID: UUID) async throws -> [LinkView] {
         try await database.withTenant(tenant.id) { connection in
-            guard try await personas.find(personaID, on: connection) != nil else { throw Personas.notFound }
-            let creator = try await isCreator(identity, of: personaID, on: connection)
+            guard let persona = try await personas.creator(of: personaID, on: connection) else { throw Personas.notFound }
+            let creator = persona.creatorID == identity.userID
             let base = try await baseURL(tenantID: tenant.id, on: connection)
             return try await store.stats(personaID: personaID, userID: creator ? nil : identity.userID, sessionGap: sessionGap, on: connection)
                 .map { view($0.0, stats: $0.1, base: base) }
@@ -151,11 +154,9 @@ public struct PersonaLinks: Sendable {
     func state(_ slug: String, on connection: PostgresConnection) async throws -> LinkState {
         guard Self.isSlug(slug), let link = try await store.link(slug: slug, on: connection) else { return .missing }
         guard link.revokedAt == nil else { return .revoked }
-        guard let persona = try await personas.find(link.personaID, on: connection), persona.isLive, let published = persona.published else {
-            return .unavailable
-        }
-        let card = PersonaCard(id: persona.id, content: published, hasAvatar: try await personas.hasPublishedAvatar(persona.id, on: connection))
-        return .live(link, card, publishedRevision: persona.publishedRevision ?? persona.revision)
+        guard let published = try await personas.published(link.personaID, on: connection) else { return .unavailable }
+        let card = PersonaCard(id: link.personaID, content: published.content, hasAvatar: published.hasAvatar)
+        return .live(link, card, publishedRevision: published.revision)
     }
 
     /// A live link to a live persona, with its card; 404 for no such slug (in this tenant), 410 when it is revoked
@@ -176,10 +177,6 @@ public struct PersonaLinks: Sendable {
         return link
     }
 
-    private func isCreator(_ identity: Identity, of personaID: UUID, on connection: PostgresConnection) async throws -> Bool {
-        try await personas.find(personaID, creatorID: identity.userID, on: connection) != nil
-    }
-
     func view(_ link: LinkStore.Link, stats: Stats?, base: String) -> LinkView {
         LinkView(slug: link.slug, kind: link.kind, url: "\(base)/p/\(link.slug)", createdAt: link.createdAt, revokedAt: link.revokedAt,
                  stats: stats)
@@ -192,13 +189,10 @@ public struct PersonaLinks: Sendable {
     }
 
     private func baseURL(tenantID: UUID, on connection: PostgresConnection) async throws -> String {
-        baseURL(try await appLinks.app(tenantID: tenantID, on: connection).links)
+        baseURL(try await appLinks.links(tenantID: tenantID, on: connection))
     }
 
-    /// The public URL's host (and port), as a request's `Host` names it.
-    var publicHost: String? {
-        URL(string: publicURL).flatMap { url in url.host.map { host in url.port.map { "\(host):\($0)" } ?? host } }
-    }
+
 
     /// What a slug looks like; anything else is not looked up.
     static func isSlug(_ text: String) -> Bool {

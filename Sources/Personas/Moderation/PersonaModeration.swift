@@ -69,7 +69,6 @@ public struct PersonaModeration: Sendable {
             let changed = try await store.apply(transition, to: id, on: connection)
             try await store.record(.init(action: action, actor: .operator, moderator: moderator, note: note), personaID: id,
                                    tenantID: tenantID, revision: persona.revision, on: connection)
-            try await store.pruneAvatars(personaID: id, on: connection)
             return changed
         }
     }

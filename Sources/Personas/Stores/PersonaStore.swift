@@ -45,13 +45,33 @@ struct PersonaStore: Sendable {
         return try await Self.views(rows).first
     }
 
-    /// A live persona's published copy (approved and not suspended).
-    func published(_ id: UUID, on connection: PostgresConnection) async throws -> PersonaContent? {
+    /// What the public sees of a live persona (approved and not suspended).
+    struct Published: Sendable {
+        let content: PersonaContent
+        let revision: Int
+        let hasAvatar: Bool
+    }
+
+    func published(_ id: UUID, on connection: PostgresConnection) async throws -> Published? {
         let rows = try await connection.query(
-            "SELECT published::text FROM personas WHERE id = \(id) AND published IS NOT NULL AND status <> 'suspended'",
+            """
+            SELECT published::text, published_revision, published_avatar_id IS NOT NULL FROM personas
+            WHERE id = \(id) AND published IS NOT NULL AND status <> 'suspended'
+            """,
             logger: logger
         )
-        for try await json in rows.decode(String.self) { return try Self.decode(PersonaContent.self, json) }
+        for try await (json, revision, hasAvatar) in rows.decode((String, Int, Bool).self) {
+            return Published(content: try Self.decode(PersonaContent.self, json), revision: revision, hasAvatar: hasAvatar)
+        }
+        return nil
+    }
+
+    /// Who created a persona of the tenant, and whether it is live (approved and not suspended).
+    func creator(of id: UUID, on connection: PostgresConnection) async throws -> (creatorID: UUID, isLive: Bool)? {
+        let rows = try await connection.query(
+            "SELECT creator_id, published IS NOT NULL AND status <> 'suspended' FROM personas WHERE id = \(id)", logger: logger
+        )
+        for try await (creatorID, isLive) in rows.decode((UUID, Bool).self) { return (creatorID, isLive) }
         return nil
     }
 
@@ -77,7 +97,7 @@ struct PersonaStore: Sendable {
     }
 
     /// A new working copy: the revision moves on and the persona is a draft again (its published copy, if any,
-    /// stays live until the edit is approved).
+    /// stays live until the edit is approved). A changed avatar drops the one neither copy shows any more.
     func edit(_ id: UUID, content: PersonaContent?, avatarID: UUID??, on connection: PostgresConnection) async throws -> PersonaView {
         let rows = try await connection.query(
             """
@@ -89,7 +109,9 @@ struct PersonaStore: Sendable {
             """,
             logger: logger
         )
-        return try await Self.views(rows).first!
+        let edited = try await Self.views(rows).first!
+        if avatarID != nil { try await pruneAvatars(personaID: id, on: connection) }
+        return edited
     }
 
     /// Where a persona's review moves: queued, approved (its working copy published), rejected, suspended.
@@ -101,6 +123,7 @@ struct PersonaStore: Sendable {
         case reinstate
     }
 
+    /// Approving publishes the working copy's avatar and drops the one only the old published copy showed.
     func apply(_ transition: Transition, to id: UUID, on connection: PostgresConnection) async throws -> PersonaView {
         let rows: PostgresRowSequence
         switch transition {
@@ -143,7 +166,9 @@ struct PersonaStore: Sendable {
                 logger: logger
             )
         }
-        return try await Self.views(rows).first!
+        let moved = try await Self.views(rows).first!
+        if case .approve = transition { try await pruneAvatars(personaID: id, on: connection) }
+        return moved
     }
 
     func delete(_ id: UUID, creatorID: UUID, on connection: PostgresConnection) async throws -> Bool {
@@ -166,7 +191,7 @@ struct PersonaStore: Sendable {
     }
 
     /// Avatars neither copy shows any more.
-    func pruneAvatars(personaID: UUID, on connection: PostgresConnection) async throws {
+    private func pruneAvatars(personaID: UUID, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
             DELETE FROM persona_avatars a USING personas p
@@ -177,19 +202,13 @@ struct PersonaStore: Sendable {
         )
     }
 
-    func hasPublishedAvatar(_ id: UUID, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query("SELECT published_avatar_id IS NOT NULL FROM personas WHERE id = \(id)", logger: logger)
-        for try await has in rows.decode(Bool.self) { return has }
-        return false
-    }
-
-    /// The working copy's avatar (`published`: the published copy's).
-    func avatar(personaID: UUID, published: Bool, on connection: PostgresConnection) async throws -> AvatarImage? {
+    /// The working copy's avatar (`published`: the published copy's); `creatorID`: only of that user's persona.
+    func avatar(personaID: UUID, published: Bool, creatorID: UUID? = nil, on connection: PostgresConnection) async throws -> AvatarImage? {
         let rows = try await connection.query(
             """
             SELECT a.content_type, a.width, a.height, a.bytes FROM personas p
             JOIN persona_avatars a ON a.id = CASE WHEN \(published) THEN p.published_avatar_id ELSE p.draft_avatar_id END
-            WHERE p.id = \(personaID)
+            WHERE p.id = \(personaID) AND (\(creatorID)::uuid IS NULL OR p.creator_id = \(creatorID))
             """,
             logger: logger
         )
@@ -269,10 +288,14 @@ struct PersonaStore: Sendable {
     }
 
     static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+        return encoder
+    }()
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         try JSONDecoder().decode(type, from: Data(text.utf8))

@@ -60,8 +60,8 @@ public struct CrisisModel: Sendable {
     func probabilities(_ features: [String: Double]) -> [Double] { linear.probabilities(features) }
 
     /// The features that pushed hardest from "none" towards `kind`, strongest first.
-    func evidence(_ features: [String: Double], for kind: CrisisKind, limit: Int = 5) -> [String] {
+    func evidence(_ features: [String: Double], for kind: CrisisKind) -> [String] {
         guard let column = Self.classes.firstIndex(of: kind) else { return [] }
-        return linear.evidence(features, towards: column, limit: limit)
+        return linear.evidence(features, towards: column)
     }
 }

@@ -1,4 +1,4 @@
-/// The word and letter features both trained classifiers read (``CrisisFeatures`` and, next, the persona screening's):
+/// The word and letter features both trained classifiers read (``CrisisFeatures`` and ``ModerationFeatures``):
 ///
 /// - `w:<word>` every word, `nw:<word>` a word after a negation in its clause ("not" … "safe"), `b:<a> <b>` every
 ///   pair of neighbouring words in a clause; a word inside a span the reader weakened is read as `<reason>:<word>`

@@ -52,12 +52,6 @@ public struct ModerationModel: Sendable {
         let best = probabilities.indices.dropFirst().max { probabilities[$0] < probabilities[$1] } ?? 1
         return (1 - probabilities[0], Self.classes[best]!)
     }
-
-    /// The features that pushed hardest towards `concern` (development output: word features are persona text).
-    func evidence(_ features: [String: Double], for concern: ModerationConcern) -> [String] {
-        guard let column = Self.classes.firstIndex(of: concern) else { return [] }
-        return linear.evidence(features, towards: column)
-    }
 }
 
 /// What ``ModerationModel`` reads from a persona: `cue:<name>` and `concern:<concern>` for each reason the

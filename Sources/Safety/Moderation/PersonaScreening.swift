@@ -88,9 +88,8 @@ public struct PersonaScreening: Sendable {
         guard !words.isEmpty else { return ([], []) }
         var found: [(ModerationConcern, String)] = []
         var cleared: Set<String> = []
-        var suggestive: Set<String> = []
         if speaksAsSomeoneFamous(tokens) { found.append((.impersonation, "famous-person")) }
-        for clause in clauses(tokens) {
+        for clause in CrisisRules.clauseRanges(tokens.tokens) {
             let referral = referralPattern.firstMatch(in: words, range: clause) != nil
             for cue in ModerationCues.all {
                 guard let span = cue.pattern.firstMatch(in: words, range: clause) else { continue }
@@ -103,8 +102,8 @@ public struct PersonaScreening: Sendable {
                 }
                 found.append((cue.concern, cue.name))
             }
-            for index in clause where ModerationCues.suggestive.contains(words[index]) { suggestive.insert(words[index]) }
         }
+        let suggestive = Set(words.filter(ModerationCues.suggestive.contains))
         if suggestive.count >= ModerationCues.suggestiveNeeded { found.append((.sexual, "suggestive")) }
         // "porn" is sexual unless it is the figure of speech ("inspiration porn", "food porn").
         for index in words.indices where pornWords.contains(words[index]) && (index == 0 || !figurativePorn.contains(words[index - 1])) {
@@ -141,17 +140,6 @@ public struct PersonaScreening: Sendable {
         "inspiration", "food", "productivity", "design", "travel", "trauma", "poverty", "misery", "ruin", "cabin", "plant",
         "book", "gear", "earth", "disaster", "grief", "hustle", "property", "data",
     ]
-
-    static func clauses(_ tokens: Tokens) -> [Range<Int>] {
-        var ranges: [Range<Int>] = []
-        var start = 0
-        for index in tokens.tokens.indices.dropFirst() where tokens.tokens[index].clause != tokens.tokens[index - 1].clause {
-            ranges.append(start..<index)
-            start = index
-        }
-        ranges.append(start..<tokens.tokens.count)
-        return ranges
-    }
 
     /// "Talk to your doctor before changing any medication": sending the person to a professional.
     static let referralPattern = TokenPattern(
