@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "HearthApp",
             dependencies: [
-                "HearthPlatform", "Accounts", "Console", "Coaching", "CoachingDomains", "LLM", "Memory", "Personas", "Safety",
+                "HearthPlatform", "Accounts", "Billing", "Console", "Coaching", "CoachingDomains", "LLM", "Memory", "Personas", "Safety",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -81,6 +81,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Billing",
+            dependencies: [
+                "HearthPlatform",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -125,7 +135,7 @@ let package = Package(
         .target(
             name: "Coaching",
             dependencies: [
-                "HearthPlatform", "Accounts", "LLM", "Memory", "Personas", "Safety", "CoachingDomains",
+                "HearthPlatform", "Accounts", "Billing", "LLM", "Memory", "Personas", "Safety", "CoachingDomains",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -260,6 +270,15 @@ let package = Package(
         .testTarget(
             name: "LoadGeneratorTests",
             dependencies: ["LoadGenerator", "HearthPlatform", "HearthTestSupport", "MockLLM"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BillingTests",
+            dependencies: [
+                "Billing", "HearthTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -173,13 +173,17 @@ public struct AccountService: Sendable {
     // MARK: - Signed-in requests
 
     /// Checks a bearer token: signature, expiry, tenant, and that its session is still live.
-    public func authenticate(tenant: Tenant, bearer: String) async throws -> Identity {
+    /// The identity behind an access token, with the request counted against its rate limits (the same round
+    /// trip as the live-session check). Throws the 429 when a limit is exceeded.
+    public func authenticate(tenant: Tenant, bearer: String) async throws -> (Identity, RateLimit) {
         guard let verified = await tokens.verify(bearer), verified.tenantID == tenant.id else {
             throw APIError.unauthorized("access_token_invalid", "The access token is invalid or has expired. Refresh it.")
         }
-        let live = try await sessions.isActive(verified.sessionID, userID: verified.userID, tenantID: tenant.id, on: database.client)
-        guard live else { throw APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.") }
-        return Identity(userID: verified.userID, sessionID: verified.sessionID)
+        guard let limit = try await sessions.admit(verified.sessionID, userID: verified.userID, tenantID: tenant.id, on: database.client) else {
+            throw APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.")
+        }
+        if limit.exceeded { throw limit.refusal }
+        return (Identity(userID: verified.userID, sessionID: verified.sessionID), limit)
     }
 
     public func logOut(tenant: Tenant, identity: Identity) async throws {

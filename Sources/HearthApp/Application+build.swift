@@ -1,5 +1,6 @@
 import Accounts
 import AsyncHTTPClient
+import Billing
 import Coaching
 import CoachingDomains
 import Console
@@ -49,11 +50,13 @@ public func buildApplication(
 
     let api = router.group("v1").add(middleware: TenantMiddleware(directory: TenantDirectory(store: tenants, ttl: config.tenantCacheTTL)))
     let identified = api.group().add(middleware: AccessTokenMiddleware(accounts: accounts))
-    AuthController(accounts: accounts).addRoutes(public: api, identified: identified)
+    AuthController(accounts: accounts, addressLimits: AddressLimits(client: postgres, logger: logger))
+        .addRoutes(public: api, identified: identified)
     let conversations = Conversations(database: database, keyRing: keyRing)
     let contextProfiles = ContextProfiles(database: database, keyRing: keyRing, sessions: conversations)
     let memory = MemoryService(database: database, keyRing: keyRing, transcripts: conversations, options: config.memory)
     MeController(accounts: accounts, exportSections: [conversations, contextProfiles, memory]).addRoutes(to: identified)
+    SubscriptionController(subscriptions: SubscriptionStore(database: database)).addRoutes(to: identified)
     let providerHTTP = ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
     let providers = ProviderFactory(client: providerHTTP.client, options: config.llm)
     // The domain files must parse: a server that cannot give new tenants their domains should not start.
@@ -111,6 +114,8 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     OperatorSessionController(sessions: sessions).addRoutes(open: open, signedIn: signedIn)
     let tenant = signedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
     ModerationController(moderation: PersonaModeration(database: database)).addRoutes(to: tenant)
+    BillingController(database: database).addRoutes(to: tenant)
+    CostsController(reports: CostReports(database: database)).addRoutes(to: tenant)
 }
 
 extension SafetySettings: PageNotices {

@@ -5,6 +5,9 @@ import Hummingbird
 /// here (sign-up can run with or without a user); routes that need one call `requireIdentity()`. A header
 /// that is present but wrong is always a 401, never silently ignored: an app whose anonymous token expired
 /// must refresh and retry its upgrade, not get a new, empty account.
+///
+/// The same round trip counts the request against the tenant's and the person's rate limits; answers carry the
+/// person's `RateLimit-Policy` and `RateLimit` fields, and an exceeded limit is a 429 before any handler runs.
 public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
     let accounts: AccountService
 
@@ -18,9 +21,11 @@ public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: Rout
             throw APIError.unauthorized("access_token_invalid", "Use Authorization: Bearer <access token>.")
         }
         var context = context
-        let identity = try await accounts.authenticate(tenant: context.requireTenant(), bearer: token)
+        let (identity, limit) = try await accounts.authenticate(tenant: context.requireTenant(), bearer: token)
         context.identity = identity
         context.logger[metadataKey: "user_id"] = .string(identity.userID.uuidString.lowercased())
-        return try await next(request, context)
+        var response = try await next(request, context)
+        for field in limit.headers where response.headers[field.name] == nil { response.headers.append(field) }
+        return response
     }
 }

@@ -19,9 +19,12 @@ public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
     }
 
     let accounts: AccountService
+    /// Sign-ups (anonymous, email, Apple) and email sign-ins per client address, before any work is done.
+    let addressLimits: AddressLimits
 
-    public init(accounts: AccountService) {
+    public init(accounts: AccountService, addressLimits: AddressLimits) {
         self.accounts = accounts
+        self.addressLimits = addressLimits
     }
 
     /// - Parameters:
@@ -38,12 +41,14 @@ public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
     }
 
     @Sendable func anonymous(_ request: Request, context: Context) async throws -> EditedResponse<TokenGrant> {
-        EditedResponse(status: .created, response: try await accounts.createAnonymous(tenant: context.requireTenant()))
+        try await addressLimits.take(.signUp, tenantID: context.requireTenant().id, address: context.remoteAddress)
+        return EditedResponse(status: .created, response: try await accounts.createAnonymous(tenant: context.requireTenant()))
     }
 
     /// With an anonymous user's access token this upgrades that account; without, it creates one.
     @Sendable func signUp(_ request: Request, context: Context) async throws -> EditedResponse<TokenGrant> {
         let body = try await request.decode(as: EmailCredentials.self, context: context)
+        try await addressLimits.take(.signUp, tenantID: context.requireTenant().id, address: context.remoteAddress)
         let grant = try await accounts.signUp(
             tenant: context.requireTenant(), email: body.email, password: body.password, current: context.identity
         )
@@ -52,6 +57,7 @@ public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
 
     @Sendable func logIn(_ request: Request, context: Context) async throws -> TokenGrant {
         let body = try await request.decode(as: EmailCredentials.self, context: context)
+        try await addressLimits.take(.logIn, tenantID: context.requireTenant().id, address: context.remoteAddress)
         return try await accounts.logIn(
             tenant: context.requireTenant(), email: body.email, password: body.password, address: context.remoteAddress
         )
@@ -62,6 +68,7 @@ public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
         guard !body.nonce.isEmpty, body.nonce.count <= 256 else {
             throw APIError.validation("Send the raw nonce your app generated for this sign-in.")
         }
+        try await addressLimits.take(.signUp, tenantID: context.requireTenant().id, address: context.remoteAddress)
         let grant = try await accounts.signInWithApple(
             tenant: context.requireTenant(), identityToken: body.identityToken, nonce: body.nonce, current: context.identity
         )

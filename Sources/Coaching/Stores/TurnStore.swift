@@ -1,4 +1,5 @@
 import Accounts
+import Billing
 import Crypto
 import Foundation
 import HearthPlatform
@@ -35,6 +36,8 @@ struct TurnStore: Sendable {
         let providers: [ProviderSetting]
         /// Sealed recent messages, oldest first.
         let history: [(id: UUID, role: ChatMessage.Role, sealed: Data)]
+        /// What the admission decided (admitted: a read with a lease only).
+        let admission: Admission?
 
         /// The history opened with the user's key; an answer stored empty (a failed start) is left out.
         func conversation() throws -> [ChatMessage] {
@@ -60,10 +63,12 @@ struct TurnStore: Sendable {
     let keys: UserDataKeys
     let logger: Logger
 
-    /// `nil` when the user has no such thread (or no longer exists).
-    func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int) async throws -> Context? {
+    /// `nil` when the user has no such thread (or no longer exists). With a `lease` (the id of the answer about to
+    /// be generated) the read first admits the person (``Admission``) and throws its refusal: a send or retry is
+    /// refused before anything is stored, in the round trip the turn makes anyway.
+    func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?) async throws -> Context? {
         let rows = try await client.query(
-            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit))", logger: logger
+            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease))", logger: logger
         )
         var sessionType: SessionType?
         var domain: String?
@@ -76,6 +81,7 @@ struct TurnStore: Sendable {
         var memoryRows: [TurnMemory.Row] = []
         var providers: [ProviderSetting] = []
         var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
+        var admission: Admission?
         for try await (kind, id, number, name, model, url, reference, sealed)
             in rows.decode((String, UUID?, Int?, String?, String?, String?, String?, Data?).self) {
             switch kind {
@@ -84,6 +90,8 @@ struct TurnStore: Sendable {
                 domain = model
                 crisisAt = url.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
                 domainPinned = reference == "pinned"
+            case "admission":
+                admission = try reference.map(Admission.init(json:))
             case "domains":
                 domainStamp = reference.flatMap { Int64($0) }
             case "persona":
@@ -105,18 +113,20 @@ struct TurnStore: Sendable {
                 continue
             }
         }
+        if let refusal = admission?.refusal { throw refusal }
         guard let sessionType, let key else { return nil }
         let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
         let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
-        return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, persona: persona, key: key, profile: profile, memory: memory, providers: providers, history: history)
+        return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, persona: persona, key: key, profile: profile, memory: memory, providers: providers, history: history,
+                       admission: admission)
     }
 
     /// Commits the user's message and the placeholder its answer streams into, with what the turn found: the
     /// domain (which becomes the thread's) and a crisis (recorded as a `crisis_events` row, by signal names).
+    /// `answer`: the id the answer will have (the lease the admission took).
     func storeExchange(tenantID: UUID, userID: UUID, threadID: UUID, content: String, idempotencyKey: String?,
-                       classification: TurnClassification, locales: [String]?, key: SymmetricKey) async throws -> Stored {
+                       classification: TurnClassification, locales: [String]?, answer: UUID, key: SymmetricKey) async throws -> Stored {
         let question = UUID()
-        let answer = UUID()
         let questionSealed = try MessageStore.seal(content, id: question, key: key)
         let answerSealed = try MessageStore.seal("", id: answer, key: key)
         let crisis = classification.crisis.crisis?.rawValue
@@ -142,6 +152,17 @@ struct TurnStore: Sendable {
             }
         }
         return .inProgress
+    }
+
+    /// Gives back the stream lease of an answer that will not be generated (a replay, a failure before the
+    /// provider call); a stored answer gives its own back in ``finish(_:content:status:key:)``.
+    func releaseLease(_ lease: UUID, tenantID: UUID) async {
+        do {
+            try await client.query("SELECT hearth_stream_release(\(tenantID), \(lease))", logger: logger)
+        } catch {
+            // It expires on its own (migrations/0021_billing.sql); worth a log line, not a failed request.
+            logger.warning("releasing a stream lease failed", metadata: ["error": .string(String(reflecting: error))])
+        }
     }
 
     /// Stores an answer's final state and its usage record in one transaction; returns what the client is told.

@@ -57,31 +57,39 @@ public struct ChatTurn: Sendable {
     /// `locale`: the person's language (`Accept-Language`), for the crisis resources.
     func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?,
               locale: String?) async throws -> Start {
-        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
-        let history = try context.conversation()
-        let classification = try await classify(content, context: context, history: history, tenantID: tenant.id)
-        switch try await store.storeExchange(tenantID: tenant.id, userID: identity.userID, threadID: threadID, content: content,
-                                             idempotencyKey: idempotencyKey, classification: classification,
-                                             locales: classification.crisisSupport ? CrisisResources.candidates(for: locale) : nil,
-                                             key: context.key) {
-        case .stored(let exchange, let stored):
-            let plan = Plan(classification: classification, stored: stored, locale: locale)
-            var recollection = recollect(content, plan: plan, context: context, insights: true)
-            if let insight = recollection.insight,
-               try await !insights.record(insight, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
-                                          messageID: exchange.assistantMessageID, key: context.key) {
-                // Another turn surfaced it first: once is enough.
-                recollection = recollect(content, plan: plan, context: context, insights: false)
+        // The answer's id is its stream lease: the admission takes it, the stored answer gives it back.
+        let answer = UUID()
+        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: answer)
+        do {
+            let history = try context.conversation()
+            let classification = try await classify(content, context: context, history: history, tenantID: tenant.id)
+            switch try await store.storeExchange(tenantID: tenant.id, userID: identity.userID, threadID: threadID, content: content,
+                                                 idempotencyKey: idempotencyKey, classification: classification,
+                                                 locales: classification.crisisSupport ? CrisisResources.candidates(for: locale) : nil,
+                                                 answer: answer, key: context.key) {
+            case .stored(let exchange, let stored):
+                let plan = Plan(classification: classification, stored: stored, locale: locale)
+                var recollection = recollect(content, plan: plan, context: context, insights: true)
+                if let insight = recollection.insight,
+                   try await !insights.record(insight, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
+                                              messageID: exchange.assistantMessageID, key: context.key) {
+                    // Another turn surfaced it first: once is enough.
+                    recollection = recollect(content, plan: plan, context: context, insights: false)
+                }
+                return .generating(begin(exchange, context: context, history: history, message: content, plan: plan,
+                                         recollection: recollection, tenant: tenant, identity: identity, threadID: threadID))
+            case .replay(let exchange):
+                await store.releaseLease(answer, tenantID: tenant.id)
+                if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
+                return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
+            case .noThread:
+                throw Conversations.noThread
+            case .inProgress:
+                throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
             }
-            return .generating(begin(exchange, context: context, history: history, message: content, plan: plan,
-                                     recollection: recollection, tenant: tenant, identity: identity, threadID: threadID))
-        case .replay(let exchange):
-            if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
-            return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
-        case .noThread:
-            throw Conversations.noThread
-        case .inProgress:
-            throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
+        } catch {
+            await store.releaseLease(answer, tenantID: tenant.id)
+            throw error
         }
     }
 
@@ -90,32 +98,39 @@ public struct ChatTurn: Sendable {
         guard registry.find(assistantMessageID) == nil else {
             throw APIError.conflict("generation_in_progress", "This answer is still being generated.")
         }
-        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: assistantMessageID)
-        let restarted = try await database.withTenant(tenant.id) { connection in
-            try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key, on: connection)
+        // The answer being regenerated is the lease, as for a send.
+        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: assistantMessageID,
+                                        lease: assistantMessageID)
+        do {
+            let restarted = try await database.withTenant(tenant.id) { connection in
+                try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key, on: connection)
+            }
+            guard let restarted, let replyTo = restarted.replyTo else {
+                throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
+            }
+            // The question being answered again is the newest message before the answer.
+            var history = try context.conversation()
+            let question = history.last?.role == .user ? history.removeLast().content : ""
+            // The question is routed again (in process, nothing is stored twice). Its crisis is the one recorded with
+            // the first answer — announced again with this one — not what today's model makes of it. An insight is
+            // surfaced once, with the first answer.
+            let routed = try await classify(question, context: context, history: history, tenantID: tenant.id)
+            let classification = TurnClassification(crisis: restarted.crisis.map(CrisisAssessment.recorded) ?? .none, route: routed.route,
+                                                    domain: routed.domain, crisisSupport: routed.crisisSupport || restarted.crisis != nil)
+            let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)
+            let recollection = recollect(question, plan: plan, context: context, insights: false)
+            return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
+                         message: question, plan: plan, recollection: recollection, tenant: tenant,
+                         identity: identity, threadID: threadID)
+        } catch {
+            await store.releaseLease(assistantMessageID, tenantID: tenant.id)
+            throw error
         }
-        guard let restarted, let replyTo = restarted.replyTo else {
-            throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
-        }
-        // The question being answered again is the newest message before the answer.
-        var history = try context.conversation()
-        let question = history.last?.role == .user ? history.removeLast().content : ""
-        // The question is routed again (in process, nothing is stored twice). Its crisis is the one recorded with
-        // the first answer — announced again with this one — not what today's model makes of it. An insight is
-        // surfaced once, with the first answer.
-        let routed = try await classify(question, context: context, history: history, tenantID: tenant.id)
-        let classification = TurnClassification(crisis: restarted.crisis.map(CrisisAssessment.recorded) ?? .none, route: routed.route,
-                                                domain: routed.domain, crisisSupport: routed.crisisSupport || restarted.crisis != nil)
-        let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)
-        let recollection = recollect(question, plan: plan, context: context, insights: false)
-        return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
-                     message: question, plan: plan, recollection: recollection, tenant: tenant,
-                     identity: identity, threadID: threadID)
     }
 
     /// The request a send of `content` would make now, and the memory it would carry; nothing is stored.
     func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String, locale: String?) async throws -> PromptPreview {
-        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil)
+        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: nil)
         let history = try context.conversation()
         let plan = try await unstoredPlan(try await classify(content, context: context, history: history, tenantID: tenant.id),
                                           tenantID: tenant.id, locale: locale)
@@ -154,9 +169,10 @@ public struct ChatTurn: Sendable {
         try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources
     }
 
-    private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?) async throws -> TurnStore.Context {
+    /// `lease`: admit the person first (sends and retries; see ``TurnStore/context(tenantID:userID:threadID:before:historyLimit:lease:)``).
+    private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?, lease: UUID?) async throws -> TurnStore.Context {
         guard let context = try await store.context(tenantID: tenant.id, userID: identity.userID, threadID: threadID,
-                                                     before: before, historyLimit: Self.historyLimit) else {
+                                                     before: before, historyLimit: Self.historyLimit, lease: lease) else {
             throw Conversations.noThread
         }
         return context
@@ -202,7 +218,8 @@ public struct ChatTurn: Sendable {
         let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
         let (request, _) = request(context, history: history, message: message, plan: plan, recollection: recollection)
-        let chain = factory.chain(for: context.providers)
+        // Nearing their monthly budget, the person is answered by the tenant's economy model.
+        let chain = factory.chain(for: context.providers, economyModel: context.admission?.economyModel)
         // Only a message that showed a crisis announces one; later messages in crisis support just follow it.
         let crisis = plan.classification.crisis.crisis.map { CrisisEvent(kind: $0, resources: plan.resources) }
         // Detached from the request: a client that disconnects must not cancel the answer.

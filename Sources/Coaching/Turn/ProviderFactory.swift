@@ -23,8 +23,14 @@ public struct ProviderFactory: Sendable {
     }
 
     /// Settings whose key cannot be resolved are skipped (their turn falls back); if nothing is usable the
-    /// offline model answers, so a misconfiguration degrades instead of breaking coaching.
-    func chain(for settings: [ProviderSetting]) -> ProviderChain {
+    /// offline model answers, so a misconfiguration degrades instead of breaking coaching. `economyModel` replaces
+    /// the primary provider's model (a person nearing their budget); the fallback is left as it is.
+    func chain(for settings: [ProviderSetting], economyModel: String? = nil) -> ProviderChain {
+        let settings = settings.map { setting in
+            guard let economyModel, setting.position == .primary else { return setting }
+            return ProviderSetting(position: setting.position, kind: setting.kind, model: economyModel, baseURL: setting.baseURL,
+                                   apiKeyReference: setting.apiKeyReference)
+        }
         let providers = settings.compactMap { provider(for: $0) }
         return ProviderChain(providers: providers.isEmpty ? [OfflineProvider(pace: options.offlinePace)] : providers, policy: options.chainPolicy)
     }

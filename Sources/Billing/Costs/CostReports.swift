@@ -1,0 +1,127 @@
+import Foundation
+import HearthPlatform
+import Logging
+import PostgresNIO
+
+/// Reads the usage ledger for operators: `usage_daily` (kept by a trigger on `usage_records`) for sums, the
+/// records themselves for models and one person's detail.
+public struct CostReports: Sendable {
+    let database: Database
+    let plans: PlanStore
+    let subscriptions: SubscriptionStore
+
+    public init(database: Database) {
+        self.database = database
+        self.plans = PlanStore(database: database)
+        self.subscriptions = SubscriptionStore(database: database)
+    }
+
+    private var logger: Logger { database.logger }
+
+    public func report(tenantID: UUID, days: Int, topUsers: Int = 10) async throws -> CostReport {
+        try await database.withTenant(tenantID) { connection in
+            let settings = try await plans.settings(on: connection)
+            let monthRows = try await connection.query(
+                """
+                SELECT to_char(date_trunc('month', now() AT TIME ZONE 'UTC'), 'YYYY-MM-DD'),
+                       coalesce(sum(cost_micros), 0)::bigint, count(DISTINCT user_id)::int
+                FROM usage_daily WHERE day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date
+                """,
+                logger: logger
+            )
+            var month = CostReport.Month(month: "", costMicros: 0, activeUsers: 0, costPerUserMicros: 0,
+                                         targetCostMicros: settings.targetCostMicros, overTarget: false)
+            for try await (start, cost, users) in monthRows.decode((String, Int64, Int).self) {
+                let perUser = users == 0 ? 0 : cost / Int64(users)
+                month = .init(month: start, costMicros: cost, activeUsers: users, costPerUserMicros: perUser,
+                              targetCostMicros: settings.targetCostMicros, overTarget: perUser > settings.targetCostMicros)
+            }
+            let dayRows = try await connection.query(
+                """
+                SELECT to_char(day, 'YYYY-MM-DD'), sum(cost_micros)::bigint, sum(turns)::int, count(*)::int,
+                       sum(input_tokens)::bigint, sum(output_tokens)::bigint
+                FROM usage_daily WHERE day > (now() AT TIME ZONE 'UTC')::date - \(days)
+                GROUP BY day ORDER BY day DESC
+                """,
+                logger: logger
+            )
+            var daily: [CostReport.Day] = []
+            for try await (day, cost, turns, users, input, output) in dayRows.decode((String, Int64, Int, Int, Int64, Int64).self) {
+                daily.append(.init(day: day, costMicros: cost, turns: turns, users: users, inputTokens: input, outputTokens: output))
+            }
+            let modelRows = try await connection.query(
+                """
+                SELECT provider, model, sum(cost_micros)::bigint, count(*)::int FROM usage_records
+                WHERE created_at >= date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+                GROUP BY provider, model ORDER BY 3 DESC, 1, 2
+                """,
+                logger: logger
+            )
+            var models: [CostReport.Model] = []
+            for try await (provider, model, cost, turns) in modelRows.decode((String, String, Int64, Int).self) {
+                models.append(.init(provider: provider, model: model, costMicros: cost, turns: turns))
+            }
+            let spenderRows = try await connection.query(
+                """
+                SELECT user_id, sum(cost_micros)::bigint, sum(turns)::int, sum(input_tokens + output_tokens)::bigint FROM usage_daily
+                WHERE day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date
+                GROUP BY user_id ORDER BY 2 DESC, 4 DESC, 1 LIMIT \(topUsers)
+                """,
+                logger: logger
+            )
+            var spenders: [CostReport.Spender] = []
+            for try await (user, cost, turns, tokens) in spenderRows.decode((UUID, Int64, Int, Int64).self) {
+                spenders.append(.init(userId: user, costMicros: cost, turns: turns, tokens: tokens))
+            }
+            return CostReport(month: month, days: daily, models: models, topUsers: spenders)
+        }
+    }
+
+    /// `nil` when the tenant has no such user.
+    public func usage(tenantID: UUID, userID: UUID, records limit: Int = 100) async throws -> UserUsage? {
+        let found = try await database.withTenant(tenantID) { connection -> (Int64, [CostReport.Day], [UserUsage.Record])? in
+            let exists = try await connection.query("SELECT 1 FROM users WHERE id = \(userID)", logger: logger)
+            guard try await exists.collect().count == 1 else { return nil }
+            let dayRows = try await connection.query(
+                """
+                SELECT to_char(day, 'YYYY-MM-DD'), cost_micros, turns, 1, input_tokens, output_tokens
+                FROM usage_daily WHERE user_id = \(userID) AND day > (now() AT TIME ZONE 'UTC')::date - 31 ORDER BY day DESC
+                """,
+                logger: logger
+            )
+            var days: [CostReport.Day] = []
+            for try await (day, cost, turns, users, input, output) in dayRows.decode((String, Int64, Int, Int, Int64, Int64).self) {
+                days.append(.init(day: day, costMicros: cost, turns: turns, users: users, inputTokens: input, outputTokens: output))
+            }
+            let monthStart = Self.monthStart(of: Date())
+            let monthCost = days.filter { $0.day >= monthStart }.reduce(0) { $0 + $1.costMicros }
+            let recordRows = try await connection.query(
+                """
+                SELECT id, created_at, thread_id, provider, model, input_tokens, output_tokens, tokens_estimated, cost_micros, ttft_ms,
+                       total_ms, outcome
+                FROM usage_records WHERE user_id = \(userID) ORDER BY created_at DESC, id LIMIT \(limit)
+                """,
+                logger: logger
+            )
+            var records: [UserUsage.Record] = []
+            for try await (id, created, thread, provider, model, input, output, estimated, cost, ttft, total, outcome)
+                in recordRows.decode((UUID, Date, UUID?, String, String, Int, Int, Bool, Int64, Int?, Int, String).self) {
+                records.append(.init(id: id, createdAt: created, threadId: thread, provider: provider, model: model, inputTokens: input,
+                                     outputTokens: output, estimated: estimated, costMicros: cost, timeToFirstTokenMs: ttft,
+                                     totalMs: total, outcome: outcome))
+            }
+            return (monthCost, days, records)
+        }
+        guard let (monthCost, days, records) = found else { return nil }
+        let subscription = try await subscriptions.view(tenantID: tenantID, userID: userID)
+        return UserUsage(userId: userID, monthCostMicros: monthCost, days: days, records: records, subscription: subscription)
+    }
+
+    /// `YYYY-MM-01` of a date's UTC month (days compare as text in this format).
+    static func monthStart(of date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month], from: date)
+        return String(format: "%04d-%02d-01", parts.year!, parts.month!)
+    }
+}

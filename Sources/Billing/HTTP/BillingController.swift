@@ -1,0 +1,81 @@
+import Foundation
+import HearthPlatform
+import Hummingbird
+
+/// `/operator/v1/tenants/{tenant}/billing…`: the tenant's trial and cost settings, its own rate limits and its
+/// plans' policies (FR45, NFR18). Every role may read them; changing them takes an admin. A change applies to the
+/// next request on every instance: admission reads the policies in the round trip it already makes.
+public struct BillingController<Context: HearthRequestContextProtocol>: Sendable {
+    struct Policies: ResponseEncodable {
+        let settings: BillingSettings
+        let limits: TenantLimits
+        let plans: [Plan]
+    }
+
+    /// A plan's policy as sent: the code is the path's.
+    struct PlanBody: Decodable {
+        let name: String
+        let productIds: [String]?
+        let requestsPerMinute: Int
+        let tokensPerDay: Int64
+        let concurrentStreams: Int
+        let monthlyBudgetMicros: Int64
+        let economyAtPercent: Int?
+    }
+
+    let plans: PlanStore
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+        self.plans = PlanStore(database: database)
+    }
+
+    public func addRoutes(to group: RouterGroup<Context>) {
+        group.get("billing", use: show)
+        group.put("billing/settings", use: saveSettings)
+        group.put("billing/limits", use: saveLimits)
+        group.put("billing/plans/:code", use: savePlan)
+    }
+
+    @Sendable func show(_ request: Request, context: Context) async throws -> Policies {
+        _ = try context.requireOperator(.view)
+        let tenantID = try context.requireTenant().id
+        return Policies(settings: try await plans.settings(tenantID: tenantID), limits: try await limits(tenantID: tenantID),
+                        plans: try await plans.plans(tenantID: tenantID))
+    }
+
+    @Sendable func saveSettings(_ request: Request, context: Context) async throws -> BillingSettings {
+        _ = try context.requireOperator(.administer)
+        let body = try await request.decode(as: BillingSettings.self, context: context)
+        return try await plans.save(body, tenantID: context.requireTenant().id)
+    }
+
+    @Sendable func saveLimits(_ request: Request, context: Context) async throws -> TenantLimits {
+        _ = try context.requireOperator(.administer)
+        let limits = try await request.decode(as: TenantLimits.self, context: context).validated()
+        try await database.withTenant(context.requireTenant().id) { connection in
+            try await limits.save(on: connection, logger: database.logger)
+        }
+        return limits
+    }
+
+    @Sendable func savePlan(_ request: Request, context: Context) async throws -> Plan {
+        _ = try context.requireOperator(.administer)
+        let code = try context.parameters.require("code")
+        let body = try await request.decode(as: PlanBody.self, context: context)
+        let plan = Plan(code: code, name: body.name, productIds: body.productIds ?? [], requestsPerMinute: body.requestsPerMinute,
+                        tokensPerDay: body.tokensPerDay, concurrentStreams: body.concurrentStreams,
+                        monthlyBudgetMicros: body.monthlyBudgetMicros, economyAtPercent: body.economyAtPercent ?? 80)
+        return try await plans.save(plan, tenantID: context.requireTenant().id)
+    }
+
+    private func limits(tenantID: UUID) async throws -> TenantLimits {
+        try await database.withTenant(tenantID) { connection in
+            try await TenantLimits.read(on: connection, logger: database.logger)
+        }
+    }
+}
+
+extension BillingSettings: ResponseEncodable {}
+extension Plan: ResponseEncodable {}
