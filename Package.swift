@@ -248,8 +248,9 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: [
-                "HearthTestSupport",
+                "HearthTestSupport", "MockLLM",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -275,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "BillingTests",
             dependencies: [
-                "Billing", "HearthTestSupport",
+                "Billing", "HearthTestSupport", "MockLLM",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

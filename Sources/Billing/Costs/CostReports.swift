@@ -40,7 +40,7 @@ public struct CostReports: Sendable {
                 """
                 SELECT to_char(day, 'YYYY-MM-DD'), sum(cost_micros)::bigint, sum(turns)::int, count(*)::int,
                        sum(input_tokens)::bigint, sum(output_tokens)::bigint
-                FROM usage_daily WHERE day > (now() AT TIME ZONE 'UTC')::date - \(days)
+                FROM usage_daily WHERE day > (now() AT TIME ZONE 'UTC')::date - \(days)::integer
                 GROUP BY day ORDER BY day DESC
                 """,
                 logger: logger
@@ -65,7 +65,7 @@ public struct CostReports: Sendable {
                 """
                 SELECT user_id, sum(cost_micros)::bigint, sum(turns)::int, sum(input_tokens + output_tokens)::bigint FROM usage_daily
                 WHERE day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date
-                GROUP BY user_id ORDER BY 2 DESC, 4 DESC, 1 LIMIT \(topUsers)
+                GROUP BY user_id ORDER BY 2 DESC, 4 DESC, 1 LIMIT \(topUsers)::integer
                 """,
                 logger: logger
             )

@@ -1,0 +1,186 @@
+import Foundation
+import HearthPlatform
+import HearthTestSupport
+import HTTPTypes
+import HummingbirdTesting
+import MockLLM
+import Testing
+
+/// Rate limits (FR45, NFR18): counted in Postgres so that every instance shares them, answered with 429,
+/// `Retry-After` and the `RateLimit-Policy`/`RateLimit` fields.
+@Suite struct RateLimitTests {
+    @Test func requestsPerMinuteCountDownInTheHeadersAndTheOneOverIsA429WithRetryAfter() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let admin = try await adminToken(hearth, client, tenant: tenant)
+            #expect(try await client.savePlan(tenant, token: admin, requestsPerMinute: 4).status == .ok)
+            let person = try await client.anonymous(clientKey: key)
+            var remaining: [String] = []
+            var refused: APIResponse?
+            let minute = epochMinute()
+            for _ in 0..<6 {
+                let response = try await client.call(.get, "/v1/me/subscription", clientKey: key, token: person.accessToken)
+                if response.status == .tooManyRequests { refused = refused ?? response; continue }
+                #expect(response.headers[.rateLimitPolicy] == "\"requests-per-minute\";q=4;w=60")
+                remaining.append(String(response.headers[.rateLimit]?.split(separator: ";")[1] ?? ""))
+            }
+            // Four requests fit a minute; the two after them are refused (unless the six straddled a minute's end).
+            if minute == epochMinute() {
+                #expect(remaining == ["r=3", "r=2", "r=1", "r=0"])
+                let refusal = try #require(refused)
+                #expect(refusal.errorCode == "rate_limited")
+                let retryAfter = try #require(refusal.headers[retryAfterField].flatMap(Int.init))
+                #expect((1...60).contains(retryAfter))
+                #expect(refusal.headers[.rateLimit] == "\"requests-per-minute\";r=0;t=\(retryAfter)")
+            }
+            // Another person has their own minute.
+            let other = try await client.anonymous(clientKey: key)
+            #expect(try await client.call(.get, "/v1/me", clientKey: key, token: other.accessToken).status == .ok)
+        }
+    }
+
+    @Test func twoServerInstancesOnOneDatabaseShareOneLimitAndAPolicyChangeAppliesToBothAtOnce() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { first in
+            try await hearth.test { second in
+                let admin = try await adminToken(hearth, first, tenant: tenant)
+                let person = try await first.anonymous(clientKey: key)
+                // Both instances see the admin's change at once: no cache to wait for, no restart.
+                #expect(try await second.savePlan(tenant, token: admin, requestsPerMinute: 6).status == .ok)
+                var statuses: [HTTPResponse.Status] = []
+                let minute = epochMinute()
+                for index in 0..<14 {
+                    let client: any TestClientProtocol = index.isMultiple(of: 2) ? first : second
+                    statuses.append(try await client.call(.get, "/v1/me", clientKey: key, token: person.accessToken).status)
+                }
+                let allowed = statuses.filter { $0 == .ok }.count
+                #expect(statuses.prefix(6).allSatisfy { $0 == .ok })
+                // Six a minute between them, never six each (unless the requests straddled a minute's end).
+                if minute == epochMinute() {
+                    #expect(allowed == 6)
+                } else {
+                    #expect(allowed <= 12)
+                }
+                #expect(try await second.savePlan(tenant, token: admin, requestsPerMinute: 1000).status == .ok)
+                #expect(try await first.call(.get, "/v1/me", clientKey: key, token: person.accessToken).status == .ok)
+            }
+        }
+    }
+
+    @Test func aTenantsRequestsPerSecondAreOneLimitForAllItsPeople() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let admin = try await adminToken(hearth, client, tenant: tenant)
+            let people = [try await client.anonymous(clientKey: key), try await client.anonymous(clientKey: key)]
+            let saved = try await client.call(.put, "/operator/v1/tenants/\(tenant.slug)/billing/limits", token: admin, json: [
+                "requestsPerSecond": 3, "signupsPerHourPerAddress": 20, "loginsPerMinutePerAddress": 10,
+            ])
+            #expect(saved.status == .ok && saved["requestsPerSecond"] as? Int == 3)
+            var refusals: [APIResponse] = []
+            var allowed = 0
+            for index in 0..<20 {
+                let response = try await client.call(.get, "/v1/me", clientKey: key, token: people[index % 2].accessToken)
+                if response.status == .ok { allowed += 1 } else { refusals.append(response) }
+            }
+            // Three a second, whoever asks: twenty requests take well under the seven seconds that would let them all through.
+            #expect(!refusals.isEmpty && allowed < 20)
+            #expect(refusals.allSatisfy { $0.errorCode == "rate_limited" && $0.headers[.rateLimitPolicy] == "\"tenant-requests-per-second\";q=3;w=1" })
+            #expect(refusals.allSatisfy { $0.headers[retryAfterField] == "1" })
+        }
+    }
+
+    @Test func signUpsAndSignInsArePerClientAddress() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let admin = try await adminToken(hearth, client, tenant: tenant)
+            _ = try await client.signUp(clientKey: key, email: "sam@example.com")
+            #expect(try await client.call(.put, "/operator/v1/tenants/\(tenant.slug)/billing/limits", token: admin, json: [
+                "requestsPerSecond": 200, "signupsPerHourPerAddress": 3, "loginsPerMinutePerAddress": 2,
+            ]).status == .ok)
+            // The limit counts from the change on (the earlier sign-up was counted against the old quota's window too).
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<3 { statuses.append(try await client.call(.post, "/v1/auth/anonymous", clientKey: key).status) }
+            #expect(statuses.filter { $0 == .created }.count == 2 && statuses.last == .tooManyRequests)
+            let refused = try await client.call(.post, "/v1/auth/anonymous", clientKey: key)
+            #expect(refused.errorCode == "rate_limited" && refused.headers[.rateLimitPolicy] == "\"signups-per-hour\";q=3;w=3600")
+
+            let credentials: [String: any Sendable] = ["email": "sam@example.com", "password": "correct horse battery"]
+            #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials).status == .ok)
+            #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials).status == .ok)
+            let third = try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials)
+            #expect(third.status == .tooManyRequests && third.headers[.rateLimitPolicy] == "\"logins-per-minute\";q=2;w=60")
+            #expect(third.headers[retryAfterField] != nil)
+            let bad = try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: ["email": "x"])
+            #expect(bad.status == .badRequest)  // a malformed body is refused before it is counted
+        }
+    }
+
+    @Test func tokensPerDayAndConcurrentAnswersAreCheckedBeforeTheMessageIsStored() async throws {
+        let hearth = try await TestHearth.make()
+        try await withMockLLM(.init(tokensPerSecond: 20, responseTokens: 40)) { _, port in
+            let (tenant, key) = try await hearth.createTenant()
+            try await hearth.useMock(tenant, port: port)
+            try await hearth.test { client in
+                let admin = try await adminToken(hearth, client, tenant: tenant)
+                #expect(try await client.savePlan(tenant, token: admin, concurrentStreams: 1).status == .ok)
+                let person = try await Coachee.make(client, key: key)
+                let elsewhere = try await person.newThread(client)
+                // An answer streaming for about two seconds holds the one slot, even after its client has hung up.
+                let started = try await person.sse.events(.POST, person.messagesPath, json: ["content": "Tell me about habits."], stopAfter: 1)
+                #expect(started.status == 200 && started.events.names == ["start"])
+                let refusal = try await client.coach(elsewhere, "Meanwhile, another question.")
+                #expect(refusal.status == .tooManyRequests && refusal.errorCode == "rate_limited")
+                #expect(refusal.headers[.rateLimitPolicy] == "\"concurrent-streams\";q=1")
+                #expect(try await hearth.adminCount("messages WHERE thread_id = '\(elsewhere.threadID)'") == 0)
+                // The stored answer gives its slot back.
+                #expect(try await hearth.eventually("messages WHERE thread_id = '\(person.threadID)' AND role = 'assistant' AND status = 'complete'", equals: 1))
+                #expect(try await client.coach(elsewhere, "Now, my question.").status == .ok)
+
+                // Tokens per day: today's use is at the quota, so the next message is refused until midnight (UTC).
+                let used = try #require(try await hearth.adminString("SELECT (input_tokens + output_tokens)::text FROM usage_daily").flatMap(Int.init))
+                #expect(try await client.savePlan(tenant, token: admin, tokensPerDay: used, concurrentStreams: 1).status == .ok)
+                let overQuota = try await client.coach(person, "And tomorrow?")
+                #expect(overQuota.status == .tooManyRequests && overQuota.errorCode == "rate_limited")
+                #expect(overQuota.headers[.rateLimitPolicy] == "\"tokens-per-day\";q=\(used);w=86400")
+                let wait = try #require(overQuota.headers[retryAfterField].flatMap(Int.init))
+                #expect((1...86_400).contains(wait))
+                #expect(try await client.savePlan(tenant, token: admin, tokensPerDay: used + 1_000_000).status == .ok)
+                #expect(try await client.coach(person, "And tomorrow?").status == .ok)
+            }
+        }
+    }
+
+    @Test func policiesAreValidatedAndOnlyAnAdminChangesThem() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, _) = try await hearth.createTenant()
+        try await hearth.createOperator("viewer@\(tenant.slug).example", role: .viewer, tenantID: tenant.id)
+        try await hearth.test { client in
+            let admin = try await adminToken(hearth, client, tenant: tenant)
+            let viewer = try await client.operatorToken("viewer@\(tenant.slug).example")
+            let policies = try await client.call(.get, "/operator/v1/tenants/\(tenant.slug)/billing", token: viewer)
+            #expect(policies.status == .ok)
+            #expect((policies["plans"] as? [[String: Any]])?.compactMap { $0["code"] as? String } == ["trial", "premium"])
+            #expect((policies["settings"] as? [String: Any])?["targetCostMicros"] as? Int == 2_000_000)
+            #expect(try await client.savePlan(tenant, token: viewer, requestsPerMinute: 5).status == .forbidden)
+            #expect(try await client.savePlan(tenant, token: admin, requestsPerMinute: 0).status == .unprocessableContent)
+            #expect(try await client.savePlan(tenant, token: admin, concurrentStreams: 101).status == .unprocessableContent)
+            #expect(try await client.savePlan(tenant, code: "Not_A_Code", token: admin).status == .unprocessableContent)
+            #expect(try await client.call(.put, "/operator/v1/tenants/\(tenant.slug)/billing/plans/pro", token: admin,
+                                          json: ["name": "Pro"]).status == .badRequest)
+            let pro = try await client.savePlan(tenant, code: "pro", token: admin, requestsPerMinute: 300, monthlyBudgetMicros: 10_000_000)
+            #expect(pro.status == .ok && pro["code"] as? String == "pro")
+            #expect(try await client.call(.put, "/operator/v1/tenants/\(tenant.slug)/billing/settings", token: admin,
+                                          json: ["trialDays": 0, "targetCostMicros": 1]).status == .unprocessableContent)
+            #expect(try await client.call(.put, "/operator/v1/tenants/\(tenant.slug)/billing/limits", token: admin,
+                                          json: ["requestsPerSecond": 0, "signupsPerHourPerAddress": 1, "loginsPerMinutePerAddress": 1])
+                .status == .unprocessableContent)
+        }
+    }
+}
+
+/// The minute of the Unix epoch now: rate windows are aligned to it, so a test can tell when it straddled one.
+func epochMinute() -> Int { Int(Date().timeIntervalSince1970) / 60 }
