@@ -11,7 +11,8 @@ struct TenantCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tenant",
         abstract: "Create, list and configure tenants and their client keys.",
-        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self, PersonaReview.self, AppLinksCommand.self]
+        subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self, PersonaReview.self, AppLinksCommand.self,
+                      PlanCommand.self, LimitsCommand.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -192,6 +193,56 @@ extension TenantCommand {
             )
             print("\(slug): links on \(links.host ?? "HEARTH_PUBLIC_URL"), app \(links.appName ?? "(tenant name)"), "
                 + "scheme \(links.urlScheme ?? "none"), App Store id \(links.appStoreID ?? "none"), app ids \(links.appIDs.isEmpty ? "none" : links.appIDs.joined(separator: " "))")
+        }
+    }
+
+    struct PlanCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "plan",
+            abstract: "Change a plan's per-user limits and monthly budget, or create a plan (trial is everyone's in their free trial)."
+        )
+        @Argument var slug: String
+        @Argument(help: "The plan's code, e.g. trial or premium.") var code: String
+        @Option var name: String?
+        @Option(help: "An App Store product id that buys the plan (repeatable; replaces the list).") var productId: [String] = []
+        @Option var requestsPerMinute: Int?
+        @Option var tokensPerDay: Int64?
+        @Option var concurrentStreams: Int?
+        @Option(help: "Monthly cost budget per user, in micro-dollars (1000000 = $1).") var monthlyBudgetMicros: Int64?
+        @Option(help: "Share of the budget after which the tenant's economy model answers.") var economyAtPercent: Int?
+
+        func run() async throws {
+            var changes = AdminTasks.PlanChanges()
+            changes.name = name
+            changes.productIDs = productId.isEmpty ? nil : productId
+            changes.requestsPerMinute = requestsPerMinute
+            changes.tokensPerDay = tokensPerDay
+            changes.concurrentStreams = concurrentStreams
+            changes.monthlyBudgetMicros = monthlyBudgetMicros
+            changes.economyAtPercent = economyAtPercent
+            let plan = try await AdminTasks.setPlan(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug,
+                                                    code: code, changes: changes)
+            print("\(slug) plan \(plan.code) (\(plan.name)): \(plan.requestsPerMinute) requests/min, \(plan.tokensPerDay) tokens/day, "
+                + "\(plan.concurrentStreams) concurrent answers, budget \(plan.monthlyBudgetMicros) micro-dollars/month "
+                + "(economy model from \(plan.economyAtPercent)%)")
+        }
+    }
+
+    struct LimitsCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "limits", abstract: "Change the tenant's own rate limits: requests per second, sign-ups and sign-ins per client address."
+        )
+        @Argument var slug: String
+        @Option var requestsPerSecond: Int?
+        @Option var signupsPerHour: Int?
+        @Option var loginsPerMinute: Int?
+
+        func run() async throws {
+            let limits = try await AdminTasks.setLimits(try Config.loadForCommand(), logger: Logger(label: "hearth.tenant"), tenantSlug: slug,
+                                                        requestsPerSecond: requestsPerSecond, signupsPerHour: signupsPerHour,
+                                                        loginsPerMinute: loginsPerMinute)
+            print("\(slug): \(limits.requestsPerSecond) requests/s, \(limits.signupsPerHourPerAddress) sign-ups/hour and "
+                + "\(limits.loginsPerMinutePerAddress) sign-ins/min per address")
         }
     }
 }

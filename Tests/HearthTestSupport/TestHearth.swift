@@ -106,6 +106,16 @@ public struct TestHearth: Sendable {
         return false
     }
 
+    /// Lifts every plan's and every tenant's limits to their maximum: for load tests, which measure Hearth's work
+    /// (the limits are still checked on every request) rather than its refusals.
+    public func liftLimits() async throws {
+        try await admin("""
+            UPDATE billing_plans SET requests_per_minute = 100000, tokens_per_day = 1000000000, concurrent_streams = 100,
+                                     monthly_budget_micros = 1000000000000
+            """)
+        try await admin("UPDATE tenant_limits SET requests_per_second = 1000000, signups_per_hour_per_address = 1000000, logins_per_minute_per_address = 1000000")
+    }
+
     /// Runs one statement as the schema owner: for arranging states the API cannot reach (a server that died).
     public func admin(_ sql: String) async throws {
         try await withAdminDatabase { database in

@@ -14,6 +14,7 @@ import Testing
         _ body: @Sendable (MockLLMControls, Int, TestHearth, String, LoadTarget) async throws -> Void
     ) async throws {
         try await withMockedHearth(knobs, tenant: settings) { controls, hearth, key, mockPort in
+            try await hearth.liftLimits()
             try await hearth.test { client in
                 try await body(controls, mockPort, hearth, key, try LoadTarget("http://127.0.0.1:\(client.port!)", allowRemote: false))
             }
