@@ -294,7 +294,7 @@ let package = Package(
         .testTarget(
             name: "HearthAppTests",
             dependencies: [
-                "HearthApp", "Console", "HearthTestSupport", "Personas",
+                "HearthApp", "Billing", "Console", "HearthTestSupport", "Personas",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

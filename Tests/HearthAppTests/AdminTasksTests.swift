@@ -1,3 +1,4 @@
+import Billing
 import Console
 import Foundation
 import HearthApp
@@ -52,6 +53,43 @@ import Testing
         #expect(try await hearth.adminString("SELECT review FROM persona_settings WHERE tenant_id = '\(tenant.id)'") == "flagged")
         await #expect(throws: (any Error).self) {
             try await AdminTasks.setPersonaReview(hearth.config, logger: TestLogs.quiet, tenantSlug: "no-such-tenant", policy: .all)
+        }
+    }
+
+    @Test func plansAndLimitsAreChangedAndCreatedFromTheCommandLine() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, _) = try await hearth.createTenant()
+        var changes = AdminTasks.PlanChanges()
+        changes.tokensPerDay = 40_000
+        let trial = try await AdminTasks.setPlan(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, code: "trial", changes: changes)
+        // Left out keeps: the trial plan's other defaults stay.
+        #expect(trial == Plan(code: "trial", name: "Free trial", requestsPerMinute: 60, tokensPerDay: 40_000, concurrentStreams: 2,
+                              monthlyBudgetMicros: 1_000_000))
+        // A new plan needs every limit.
+        changes.name = "Pro"
+        await #expect(throws: ConfigError.self) {
+            try await AdminTasks.setPlan(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, code: "pro", changes: changes)
+        }
+        changes.requestsPerMinute = 200
+        changes.concurrentStreams = 3
+        changes.monthlyBudgetMicros = 8_000_000
+        changes.productIDs = ["com.acme.coach.pro"]
+        let pro = try await AdminTasks.setPlan(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, code: "pro", changes: changes)
+        #expect(pro.productIds == ["com.acme.coach.pro"] && pro.economyAtPercent == 80)
+        let plans = try await hearth.withAppDatabase { database in try await PlanStore(database: database).plans(tenantID: tenant.id) }
+        #expect(plans.map(\.code) == ["trial", "premium", "pro"])
+        var bad = AdminTasks.PlanChanges()
+        bad.concurrentStreams = 0
+        await #expect(throws: APIError.self) {
+            try await AdminTasks.setPlan(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, code: "trial", changes: bad)
+        }
+
+        let limits = try await AdminTasks.setLimits(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, requestsPerSecond: 500,
+                                                    signupsPerHour: nil, loginsPerMinute: 30)
+        #expect(limits == TenantLimits(requestsPerSecond: 500, signupsPerHourPerAddress: 20, loginsPerMinutePerAddress: 30))
+        await #expect(throws: APIError.self) {
+            try await AdminTasks.setLimits(hearth.config, logger: TestLogs.quiet, tenantSlug: tenant.slug, requestsPerSecond: 0,
+                                           signupsPerHour: nil, loginsPerMinute: nil)
         }
     }
 
