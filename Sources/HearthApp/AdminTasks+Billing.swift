@@ -49,14 +49,12 @@ extension AdminTasks {
         let keyRing = try config.requireKeyRing()
         return try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)
-            return try await database.withTenant(tenant.id) { connection in
-                var limits = try await TenantLimits.read(on: connection, logger: logger)
-                limits.requestsPerSecond = requestsPerSecond ?? limits.requestsPerSecond
-                limits.signupsPerHourPerAddress = signupsPerHour ?? limits.signupsPerHourPerAddress
-                limits.loginsPerMinutePerAddress = loginsPerMinute ?? limits.loginsPerMinutePerAddress
-                try await limits.validated().save(on: connection, logger: logger)
-                return limits
-            }
+            let store = PlanStore(database: database)
+            var limits = try await store.policies(tenantID: tenant.id).limits
+            limits.requestsPerSecond = requestsPerSecond ?? limits.requestsPerSecond
+            limits.signupsPerHourPerAddress = signupsPerHour ?? limits.signupsPerHourPerAddress
+            limits.loginsPerMinutePerAddress = loginsPerMinute ?? limits.loginsPerMinutePerAddress
+            return try await store.save(limits, tenantID: tenant.id)
         }
     }
 }

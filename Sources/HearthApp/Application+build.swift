@@ -114,7 +114,7 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     OperatorSessionController(sessions: sessions).addRoutes(open: open, signedIn: signedIn)
     let tenant = signedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
     ModerationController(moderation: PersonaModeration(database: database)).addRoutes(to: tenant)
-    BillingController(database: database).addRoutes(to: tenant)
+    BillingController(plans: PlanStore(database: database)).addRoutes(to: tenant)
     CostsController(reports: CostReports(database: database)).addRoutes(to: tenant)
 }
 

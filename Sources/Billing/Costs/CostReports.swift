@@ -79,22 +79,22 @@ public struct CostReports: Sendable {
 
     /// `nil` when the tenant has no such user.
     public func usage(tenantID: UUID, userID: UUID, records limit: Int = 100) async throws -> UserUsage? {
-        let found = try await database.withTenant(tenantID) { connection -> (Int64, [CostReport.Day], [UserUsage.Record])? in
-            let exists = try await connection.query("SELECT 1 FROM users WHERE id = \(userID)", logger: logger)
-            guard try await exists.collect().count == 1 else { return nil }
+        try await database.withTenant(tenantID) { connection -> UserUsage? in
+            guard let subscription = try await subscriptions.view(userID: userID, on: connection) else { return nil }
             let dayRows = try await connection.query(
                 """
-                SELECT to_char(day, 'YYYY-MM-DD'), cost_micros, turns, 1, input_tokens, output_tokens
+                SELECT to_char(day, 'YYYY-MM-DD'), cost_micros, turns, 1, input_tokens, output_tokens,
+                       day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date
                 FROM usage_daily WHERE user_id = \(userID) AND day > (now() AT TIME ZONE 'UTC')::date - 31 ORDER BY day DESC
                 """,
                 logger: logger
             )
             var days: [CostReport.Day] = []
-            for try await (day, cost, turns, users, input, output) in dayRows.decode((String, Int64, Int, Int, Int64, Int64).self) {
+            var monthCost: Int64 = 0
+            for try await (day, cost, turns, users, input, output, thisMonth) in dayRows.decode((String, Int64, Int, Int, Int64, Int64, Bool).self) {
                 days.append(.init(day: day, costMicros: cost, turns: turns, users: users, inputTokens: input, outputTokens: output))
+                if thisMonth { monthCost += cost }
             }
-            let monthStart = Self.monthStart(of: Date())
-            let monthCost = days.filter { $0.day >= monthStart }.reduce(0) { $0 + $1.costMicros }
             let recordRows = try await connection.query(
                 """
                 SELECT id, created_at, thread_id, provider, model, input_tokens, output_tokens, tokens_estimated, cost_micros, ttft_ms,
@@ -110,18 +110,7 @@ public struct CostReports: Sendable {
                                      outputTokens: output, estimated: estimated, costMicros: cost, timeToFirstTokenMs: ttft,
                                      totalMs: total, outcome: outcome))
             }
-            return (monthCost, days, records)
+            return UserUsage(userId: userID, monthCostMicros: monthCost, days: days, records: records, subscription: subscription)
         }
-        guard let (monthCost, days, records) = found else { return nil }
-        let subscription = try await subscriptions.view(tenantID: tenantID, userID: userID)
-        return UserUsage(userId: userID, monthCostMicros: monthCost, days: days, records: records, subscription: subscription)
-    }
-
-    /// `YYYY-MM-01` of a date's UTC month (days compare as text in this format).
-    static func monthStart(of date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month], from: date)
-        return String(format: "%04d-%02d-01", parts.year!, parts.month!)
     }
 }

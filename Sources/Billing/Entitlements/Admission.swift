@@ -50,11 +50,10 @@ public struct Admission: Sendable, Decodable, Equatable {
             var error = APIError.tooManyRequests(
                 "budget_exhausted", "You have reached this month's coaching allowance. It renews in \(Self.days(reset)).", retryAfter: reset
             )
-            error.headers.append(contentsOf: RateLimit(name: limit ?? "monthly-budget", quota: quota ?? 0, window: nil,
-                                                       used: (quota ?? 0) + 1, reset: reset).headers)
+            error.headers.append(contentsOf: RateLimit.exhausted(limit ?? "monthly-budget", quota: quota ?? 0, window: nil, reset: reset).headers)
             return error
         case .rateLimited:
-            return RateLimit(name: limit ?? "limit", quota: quota ?? 0, window: window, used: (quota ?? 0) + 1, reset: reset ?? 1).refusal
+            return RateLimit.exhausted(limit ?? "limit", quota: quota ?? 0, window: window, reset: reset ?? 1).refusal
         }
     }
 

@@ -14,42 +14,45 @@ public struct SubscriptionStore: Sendable {
         self.plans = PlanStore(database: database)
     }
 
-    public func view(tenantID: UUID, userID: UUID, now: Date = Date()) async throws -> SubscriptionView {
+    /// `nil` when the tenant has no such user.
+    public func view(tenantID: UUID, userID: UUID, now: Date = Date()) async throws -> SubscriptionView? {
         try await database.withTenant(tenantID) { connection in
-            let settings = try await plans.settings(on: connection)
-            let rows = try await connection.query(
-                """
-                SELECT s.status, s.plan_code, s.trial_started_at, s.trial_ends_at, cardinality(s.trial_threads), s.product_id,
-                       s.expires_at, s.auto_renew
-                FROM subscriptions s WHERE s.user_id = \(userID)
-                """,
-                logger: database.logger
-            )
-            var row: (String, String, Date, Date?, Int, String?, Date?, Bool?)?
-            for try await found in rows.decode((String, String, Date, Date?, Int, String?, Date?, Bool?).self) { row = found }
-            let planCode = row?.1 ?? Plan.trialCode
-            guard let plan = try await plans.plans(on: connection).first(where: { $0.code == planCode }) else { throw APIError.internalError }
-            let today = try await connection.query(
-                """
-                SELECT coalesce(sum(input_tokens + output_tokens), 0)::bigint FROM usage_daily
-                WHERE user_id = \(userID) AND day = (now() AT TIME ZONE 'UTC')::date
-                """,
-                logger: database.logger
-            )
-            var tokensToday: Int64 = 0
-            for try await value in today.decode(Int64.self) { tokensToday = value }
-            let limits = SubscriptionView.Limits(requestsPerMinute: plan.requestsPerMinute, tokensPerDay: plan.tokensPerDay,
-                                                 tokensUsedToday: tokensToday, concurrentStreams: plan.concurrentStreams)
-            let summary = SubscriptionView.PlanSummary(code: plan.code, name: plan.name)
-            guard let row, row.0 != "trial" else {
-                return Self.trialView(settings: settings, startedAt: row?.2, endsAt: row?.3, sessionsUsed: row?.4 ?? 0,
-                                      plan: summary, limits: limits, now: now)
-            }
-            let status = SubscriptionView.Status(rawValue: row.0) ?? .expired
-            let entitled = status == .active || status == .gracePeriod
-            return SubscriptionView(status: status, canCoach: entitled, plan: summary, trial: nil, productId: row.5, expiresAt: row.6,
-                                    renewsAt: row.7 == true && entitled ? row.6 : nil, autoRenew: row.7, limits: limits)
+            try await view(userID: userID, on: connection, now: now)
         }
+    }
+
+    /// The same, in the connection's tenant transaction: the settings, then the person's subscription (none before
+    /// their first coached message: the trial plan), plan and today's tokens in one statement.
+    func view(userID: UUID, on connection: PostgresConnection, now: Date = Date()) async throws -> SubscriptionView? {
+        let settings = try await plans.settings(on: connection)
+        let rows = try await connection.query(
+            """
+            SELECT s.status, s.trial_started_at, s.trial_ends_at, coalesce(cardinality(s.trial_threads), 0), s.product_id, s.expires_at,
+                   s.auto_renew, p.code, p.name, p.requests_per_minute, p.tokens_per_day, p.concurrent_streams,
+                   (SELECT coalesce(sum(d.input_tokens + d.output_tokens), 0)::bigint FROM usage_daily d
+                    WHERE d.user_id = u.id AND d.day = (now() AT TIME ZONE 'UTC')::date)
+            FROM users u
+            LEFT JOIN subscriptions s ON s.user_id = u.id
+            JOIN billing_plans p ON p.tenant_id = u.tenant_id AND p.code = coalesce(s.plan_code, \(Plan.trialCode))
+            WHERE u.id = \(userID)
+            """,
+            logger: database.logger
+        )
+        for try await (status, startedAt, endsAt, sessionsUsed, productID, expiresAt, autoRenew, code, name, perMinute, perDay, streams, tokensToday)
+            in rows.decode((String?, Date?, Date?, Int, String?, Date?, Bool?, String, String, Int, Int64, Int, Int64).self) {
+            let limits = SubscriptionView.Limits(requestsPerMinute: perMinute, tokensPerDay: perDay, tokensUsedToday: tokensToday,
+                                                 concurrentStreams: streams)
+            let plan = SubscriptionView.PlanSummary(code: code, name: name)
+            guard let status, status != "trial" else {
+                return Self.trialView(settings: settings, startedAt: startedAt, endsAt: endsAt, sessionsUsed: sessionsUsed,
+                                      plan: plan, limits: limits, now: now)
+            }
+            let current = SubscriptionView.Status(rawValue: status) ?? .expired
+            let entitled = current == .active || current == .gracePeriod
+            return SubscriptionView(status: current, canCoach: entitled, plan: plan, trial: nil, productId: productID, expiresAt: expiresAt,
+                                    renewsAt: autoRenew == true && entitled ? expiresAt : nil, autoRenew: autoRenew, limits: limits)
+        }
+        return nil
     }
 
     /// A person in (or past) the free trial; before their first coached message the trial has not started and

@@ -24,11 +24,9 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
     }
 
     let plans: PlanStore
-    let database: Database
 
-    public init(database: Database) {
-        self.database = database
-        self.plans = PlanStore(database: database)
+    public init(plans: PlanStore) {
+        self.plans = plans
     }
 
     public func addRoutes(to group: RouterGroup<Context>) {
@@ -40,9 +38,8 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
 
     @Sendable func show(_ request: Request, context: Context) async throws -> Policies {
         _ = try context.requireOperator(.view)
-        let tenantID = try context.requireTenant().id
-        return Policies(settings: try await plans.settings(tenantID: tenantID), limits: try await limits(tenantID: tenantID),
-                        plans: try await plans.plans(tenantID: tenantID))
+        let (settings, limits, plans) = try await plans.policies(tenantID: context.requireTenant().id)
+        return Policies(settings: settings, limits: limits, plans: plans)
     }
 
     @Sendable func saveSettings(_ request: Request, context: Context) async throws -> BillingSettings {
@@ -53,11 +50,8 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
 
     @Sendable func saveLimits(_ request: Request, context: Context) async throws -> TenantLimits {
         _ = try context.requireOperator(.administer)
-        let limits = try await request.decode(as: TenantLimits.self, context: context).validated()
-        try await database.withTenant(context.requireTenant().id) { connection in
-            try await limits.save(on: connection, logger: database.logger)
-        }
-        return limits
+        let body = try await request.decode(as: TenantLimits.self, context: context)
+        return try await plans.save(body, tenantID: context.requireTenant().id)
     }
 
     @Sendable func savePlan(_ request: Request, context: Context) async throws -> Plan {
@@ -68,12 +62,6 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
                         tokensPerDay: body.tokensPerDay, concurrentStreams: body.concurrentStreams,
                         monthlyBudgetMicros: body.monthlyBudgetMicros, economyAtPercent: body.economyAtPercent ?? 80)
         return try await plans.save(plan, tenantID: context.requireTenant().id)
-    }
-
-    private func limits(tenantID: UUID) async throws -> TenantLimits {
-        try await database.withTenant(tenantID) { connection in
-            try await TenantLimits.read(on: connection, logger: database.logger)
-        }
     }
 }
 

@@ -18,6 +18,22 @@ public struct PlanStore: Sendable {
         code, name, product_ids, requests_per_minute, tokens_per_day, concurrent_streams, monthly_budget_micros, economy_at_percent
         """
 
+    /// Everything an operator edits, read in one transaction: the settings, the tenant's own limits, the plans.
+    public func policies(tenantID: UUID) async throws -> (settings: BillingSettings, limits: TenantLimits, plans: [Plan]) {
+        try await database.withTenant(tenantID) { connection in
+            (try await settings(on: connection), try await TenantLimits.read(on: connection, logger: logger), try await plans(on: connection))
+        }
+    }
+
+    /// Replaces the tenant's own limits (`tenant_limits` belongs to HearthPlatform's rate limits, which say how).
+    public func save(_ limits: TenantLimits, tenantID: UUID) async throws -> TenantLimits {
+        let limits = try limits.validated()
+        try await database.withTenant(tenantID) { connection in
+            try await limits.save(on: connection, logger: logger)
+        }
+        return limits
+    }
+
     public func plans(tenantID: UUID) async throws -> [Plan] {
         try await database.withTenant(tenantID) { connection in
             try await plans(on: connection)
@@ -58,12 +74,6 @@ public struct PlanStore: Sendable {
             )
         }
         return plan
-    }
-
-    public func settings(tenantID: UUID) async throws -> BillingSettings {
-        try await database.withTenant(tenantID) { connection in
-            try await settings(on: connection)
-        }
     }
 
     func settings(on connection: PostgresConnection) async throws -> BillingSettings {

@@ -24,6 +24,12 @@ public struct RateLimit: Sendable, Equatable {
         self.reset = max(1, reset)
     }
 
+    /// A limit the request is over, as a check that is not a counter reports it (tokens per day, concurrent answers,
+    /// a monthly budget): nothing remains until `reset`.
+    public static func exhausted(_ name: String, quota: Int64, window: Int?, reset: Int) -> RateLimit {
+        RateLimit(name: name, quota: quota, window: window, used: quota + 1, reset: reset)
+    }
+
     public var exceeded: Bool { used > quota }
     public var remaining: Int64 { max(0, quota - used) }
 
