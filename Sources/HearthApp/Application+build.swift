@@ -57,6 +57,7 @@ public func buildApplication(
     let memory = MemoryService(database: database, keyRing: keyRing, transcripts: conversations, options: config.memory)
     MeController(accounts: accounts, exportSections: [conversations, contextProfiles, memory]).addRoutes(to: identified)
     SubscriptionController(subscriptions: SubscriptionStore(database: database)).addRoutes(to: identified)
+    AppStoreController(database: database, tenants: tenants).addRoutes(webhooks: router.group("webhooks"), identified: identified)
     let providerHTTP = ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
     let providers = ProviderFactory(client: providerHTTP.client, options: config.llm)
     // The domain files must parse: a server that cannot give new tenants their domains should not start.
@@ -114,7 +115,7 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     OperatorSessionController(sessions: sessions).addRoutes(open: open, signedIn: signedIn)
     let tenant = signedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
     ModerationController(moderation: PersonaModeration(database: database)).addRoutes(to: tenant)
-    BillingController(plans: PlanStore(database: database)).addRoutes(to: tenant)
+    BillingController(plans: PlanStore(database: database), appStore: AppStoreSettingsStore(database: database)).addRoutes(to: tenant)
     CostsController(reports: CostReports(database: database)).addRoutes(to: tenant)
 }
 

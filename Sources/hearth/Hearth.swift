@@ -7,7 +7,8 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "Hearth: the server platform for AI coaching apps.",
-        subcommands: [Serve.self, Dev.self, Migrate.self, TenantCommand.self, OperatorCommand.self, KeysCommand.self, JobsCommand.self, EvalCommand.self, TrainCommand.self, DomainsCommand.self]
+        subcommands: [Serve.self, Dev.self, Migrate.self, TenantCommand.self, OperatorCommand.self, KeysCommand.self, JobsCommand.self, EvalCommand.self, TrainCommand.self, DomainsCommand.self,
+                      AppStoreCommand.self]
     )
 }
 

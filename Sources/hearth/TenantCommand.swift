@@ -12,7 +12,7 @@ struct TenantCommand: AsyncParsableCommand {
         commandName: "tenant",
         abstract: "Create, list and configure tenants and their client keys.",
         subcommands: [Create.self, List.self, Set.self, AddKey.self, RevokeKey.self, LLM.self, SafetyResources.self, PersonaReview.self, AppLinksCommand.self,
-                      PlanCommand.self, LimitsCommand.self]
+                      PlanCommand.self, LimitsCommand.self, AppStoreSettingsCommand.self]
     )
 
     struct Create: AsyncParsableCommand {

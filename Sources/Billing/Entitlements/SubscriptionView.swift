@@ -43,6 +43,9 @@ public struct SubscriptionView: ResponseEncodable, Sendable, Equatable {
     public let status: Status
     /// Whether a coached answer would be given now (a new session, for a trial with no sessions left).
     public let canCoach: Bool
+    /// The UUID the app passes as `appAccountToken` when it starts a purchase, so the App Store's notifications
+    /// name the person (it is their user id).
+    public let appAccountToken: UUID
     public let plan: PlanSummary
     /// Present while the status is `trial` or `trial_ended`.
     public let trial: Trial?

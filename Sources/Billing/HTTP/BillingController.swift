@@ -24,9 +24,11 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
     }
 
     let plans: PlanStore
+    let appStore: AppStoreSettingsStore
 
-    public init(plans: PlanStore) {
+    public init(plans: PlanStore, appStore: AppStoreSettingsStore) {
         self.plans = plans
+        self.appStore = appStore
     }
 
     public func addRoutes(to group: RouterGroup<Context>) {
@@ -34,6 +36,8 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
         group.put("billing/settings", use: saveSettings)
         group.put("billing/limits", use: saveLimits)
         group.put("billing/plans/:code", use: savePlan)
+        group.get("billing/app-store", use: showAppStore)
+        group.put("billing/app-store", use: saveAppStore)
     }
 
     @Sendable func show(_ request: Request, context: Context) async throws -> Policies {
@@ -63,7 +67,23 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
                         monthlyBudgetMicros: body.monthlyBudgetMicros, economyAtPercent: body.economyAtPercent ?? 80)
         return try await plans.save(plan, tenantID: context.requireTenant().id)
     }
+
+    /// How the tenant's signed App Store data is verified; 404 until configured.
+    @Sendable func showAppStore(_ request: Request, context: Context) async throws -> AppStoreSettings {
+        _ = try context.requireOperator(.view)
+        guard let settings = try await appStore.settings(tenantID: context.requireTenant().id) else {
+            throw APIError.notFound("The App Store is not configured for this tenant.")
+        }
+        return settings
+    }
+
+    @Sendable func saveAppStore(_ request: Request, context: Context) async throws -> AppStoreSettings {
+        _ = try context.requireOperator(.administer)
+        let body = try await request.decode(as: AppStoreSettings.self, context: context)
+        return try await appStore.save(body, tenantID: context.requireTenant().id)
+    }
 }
 
+extension AppStoreSettings: ResponseEncodable {}
 extension BillingSettings: ResponseEncodable {}
 extension Plan: ResponseEncodable {}

@@ -1,0 +1,42 @@
+import Foundation
+import HearthPlatform
+
+/// The app's own word after a purchase (or a restore): StoreKit's signed transaction, and its renewal info when
+/// the app has it, verified and applied to the signed-in person. The purchase moves to them from anyone who held
+/// it before: an App Store subscription belongs to the Apple ID, and a reinstall's new account restores it.
+public struct AppStorePurchases: Sendable {
+    let database: Database
+    let settings: AppStoreSettingsStore
+    let subscriptions: SubscriptionStore
+
+    public init(database: Database) {
+        self.database = database
+        self.settings = AppStoreSettingsStore(database: database)
+        self.subscriptions = SubscriptionStore(database: database)
+    }
+
+    /// The person's subscription afterwards (unchanged when the data is older than what it holds).
+    /// - Throws: ``AppStoreVerificationError`` for data that is not the tenant's signed App Store data.
+    public func verify(signedTransaction: String, signedRenewalInfo: String?, tenantID: UUID, userID: UUID,
+                       now: Date = Date()) async throws -> SubscriptionView? {
+        let verifier = try await settings.verifier(tenantID: tenantID)
+        let transaction = try await verifier.transaction(signedTransaction)
+        var renewal: RenewalInfo?
+        if let signedRenewalInfo {
+            let info = try await verifier.renewalInfo(signedRenewalInfo)
+            guard info.originalTransactionId == transaction.originalTransactionId else {
+                throw APIError.validation("signedRenewalInfo is about another purchase than signedTransaction.")
+            }
+            renewal = info
+        }
+        guard transaction.type == nil || transaction.type == "Auto-Renewable Subscription" else {
+            throw APIError.validation("Only auto-renewable subscriptions entitle coaching; this is a \(transaction.type ?? "purchase").")
+        }
+        let signedAt = max(transaction.signedDate, renewal?.signedDate ?? 0).appleDate
+        let entitlement = Entitlement(transaction: transaction, renewal: renewal, signedAt: signedAt, now: now)
+        return try await database.withTenant(tenantID) { connection in
+            _ = try await subscriptions.apply(entitlement, userID: userID, on: connection)
+            return try await subscriptions.view(userID: userID, on: connection, now: now)
+        }
+    }
+}
