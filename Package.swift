@@ -206,7 +206,7 @@ let package = Package(
         .target(
             name: "HearthTestSupport",
             dependencies: [
-                "HearthApp", "HearthPlatform", "MockLLM", "LLM", "Coaching", "Console",
+                "Billing", "HearthApp", "HearthPlatform", "MockLLM", "LLM", "Coaching", "Console",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -284,6 +284,7 @@ let package = Package(
             name: "BillingTests",
             dependencies: [
                 "Billing", "HearthTestSupport", "MockLLM",
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
