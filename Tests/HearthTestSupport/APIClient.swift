@@ -19,6 +19,7 @@ public struct APIResponse: Sendable {
 
     /// `error.code` of the JSON error shape.
     public var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+    public var errorMessage: String? { (json["error"] as? [String: Any])?["message"] as? String }
 
     public subscript(key: String) -> (any Sendable)? { json[key] }
 

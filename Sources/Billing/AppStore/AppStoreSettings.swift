@@ -23,6 +23,15 @@ public struct AppStoreSettings: Codable, Sendable, Equatable {
         self.rootCertificates = rootCertificates
     }
 
+    /// `rootCertificates` may be left out (Apple's root).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(bundleId: try container.decode(String.self, forKey: .bundleId),
+                  appAppleId: try container.decodeIfPresent(Int64.self, forKey: .appAppleId),
+                  environments: try container.decode([String].self, forKey: .environments),
+                  rootCertificates: try container.decodeIfPresent([Data].self, forKey: .rootCertificates) ?? [])
+    }
+
     /// The settings as given, or a 422 naming what is wrong with them.
     public func validated() throws -> AppStoreSettings {
         guard bundleId.range(of: "^[A-Za-z0-9][A-Za-z0-9.-]{0,154}$", options: .regularExpression) != nil else {
