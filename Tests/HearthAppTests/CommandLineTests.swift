@@ -1,3 +1,4 @@
+import Billing
 import Foundation
 import HearthApp
 import HearthPlatform
@@ -17,9 +18,9 @@ import Testing
         return try await ChildProcess.run([Self.binary] + arguments, in: TestPaths.repositoryRoot.path, environment: full, input: input)
     }
 
-    @Test func migrateTenantAndOperatorCommandsWorkEndToEnd() async throws {
+    /// An empty database of its own and the environment pointing the CLI at it.
+    func emptyDatabase() async throws -> (environment: [String: String], endpoints: EmbeddedPostgres.Endpoints, name: String) {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "build the hearth product first (scripts/test does)")
-        // An empty database: the CLI migrates it from scratch.
         let endpoints = try await TestPostgres.shared.serverEndpoints()
         let name = "cli_\(UUID().uuidString.prefix(8).lowercased())"
         try await Database.connect(to: endpoints.admin.with(database: "postgres"), logger: TestLogs.quiet) { database in
@@ -30,6 +31,12 @@ import Testing
             "HEARTH_DATABASE_URL": endpoints.app.with(database: name).string,
             "HEARTH_MASTER_KEY": KeyRing.generateSpecification(version: 1),
         ]
+        return (environment, endpoints, name)
+    }
+
+    @Test func migrateTenantAndOperatorCommandsWorkEndToEnd() async throws {
+        // An empty database: the CLI migrates it from scratch.
+        let (environment, endpoints, name) = try await emptyDatabase()
         let migrated = try await hearth(["migrate"], environment)
         #expect(migrated.0 == 0, "\(migrated.1)")
         #expect(migrated.1.contains("applied 0001_tenancy.sql"))
@@ -82,6 +89,51 @@ import Testing
         let typo = try await hearth(["tenant", "list"], environment.merging(["HEARTH_DATABSE_URL": "x"]) { $1 })
         #expect(typo.0 != 0)
         #expect(typo.1.contains("HEARTH_DATABSE_URL"))
+    }
+
+    @Test func appStoreSettingsAreSetAndSignedPayloadsVerifiedOffline() async throws {
+        let (environment, _, _) = try await emptyDatabase()
+        #expect(try await hearth(["migrate"], environment).0 == 0)
+        #expect(try await hearth(["tenant", "create", "--slug", "store-coach", "--name", "Store Coach"], environment).0 == 0)
+        let ca = try AppStoreTestCA()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("appstore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let root = folder.appendingPathComponent("root.cer")
+        try ca.rootDER.write(to: root)
+
+        let incomplete = try await hearth(["tenant", "appstore", "store-coach", "--bundle-id", "com.example.coach"], environment)
+        #expect(incomplete.0 != 0 && incomplete.1.contains("--environment"))
+        let production = try await hearth(["tenant", "appstore", "store-coach", "--bundle-id", "com.example.coach", "--environment", "Production"], environment)
+        #expect(production.0 != 0 && production.1.contains("appAppleId"), "\(production.1)")
+        let set = try await hearth(["tenant", "appstore", "store-coach", "--bundle-id", "com.example.coach", "--app-apple-id", "1234567890",
+                                    "--environment", "Sandbox", "--root-certificate", root.path], environment)
+        #expect(set.0 == 0 && set.1.contains("bundle com.example.coach") && set.1.contains("1 configured"), "\(set.1)")
+
+        let transaction = TransactionInfo(transactionId: "7", originalTransactionId: "7", bundleId: "com.example.coach",
+                                          productId: "com.example.coach.monthly", purchaseDate: 1_760_000_000_000, expiresDate: 1_762_592_000_000,
+                                          appAccountToken: nil, environment: "Sandbox", signedDate: 1_760_000_000_000)
+        let notification = NotificationPayload(
+            notificationType: "SUBSCRIBED", subtype: "INITIAL_BUY", notificationUUID: UUID().uuidString.lowercased(), signedDate: 1_760_000_000_000,
+            data: .init(appAppleId: nil, bundleId: "com.example.coach", environment: "Sandbox", signedTransactionInfo: try ca.sign(transaction), status: 1)
+        )
+        let body = folder.appendingPathComponent("notification.json")
+        try Data(#"{"signedPayload": "\#(try ca.sign(notification))"}"#.utf8).write(to: body)
+        let verified = try await hearth(["appstore", "verify", "--tenant", "store-coach", body.path], environment)
+        #expect(verified.0 == 0, "\(verified.1)")
+        #expect(verified.1.contains(#""notificationType" : "SUBSCRIBED""#) && verified.1.contains(#""productId" : "com.example.coach.monthly""#))
+
+        let otherApp = folder.appendingPathComponent("other.jws")
+        var foreign = transaction
+        foreign.bundleId = "com.example.other"
+        try Data(try ca.sign(foreign).utf8).write(to: otherApp)
+        let refused = try await hearth(["appstore", "verify", "--tenant", "store-coach", otherApp.path], environment)
+        #expect(refused.0 == 2 && refused.1.contains("invalid: invalid_app_identifier: bundle id com.example.other is not this tenant's com.example.coach"),
+                "\(refused.1)")
+        let stranger = folder.appendingPathComponent("stranger.jws")
+        try Data(try AppStoreTestCA().sign(transaction).utf8).write(to: stranger)
+        let untrusted = try await hearth(["appstore", "verify", "--tenant", "store-coach", stranger.path], environment)
+        #expect(untrusted.0 == 2 && untrusted.1.contains("invalid: verification_failure: no chain"), "\(untrusted.1)")
     }
 
     @Test func keysGeneratePrintsAUsableMasterKey() async throws {
