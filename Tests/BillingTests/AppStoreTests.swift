@@ -28,6 +28,18 @@ import Testing
         return (tenant, key)
     }
 
+    /// A live Hearth with a configured tenant (`configuredTenant`) and one signed-in person of it.
+    func withConfiguredTenant(
+        _ body: @Sendable (TestHearth, any TestClientProtocol, Tenant, AppStoreFixtures, Coachee) async throws -> Void
+    ) async throws {
+        let hearth = try await TestHearth.make()
+        let fixtures = AppStoreFixtures(ca: try AppStoreTestCA())
+        try await hearth.test { client in
+            let (tenant, key) = try await configuredTenant(hearth, client, ca: fixtures.ca)
+            try await body(hearth, client, tenant, fixtures, try await Coachee.make(client, key: key))
+        }
+    }
+
     func post(_ client: any TestClientProtocol, _ tenant: Tenant, _ signedPayload: String) async throws -> APIResponse {
         try await client.call(.post, "/webhooks/appstore/\(tenant.slug)", json: ["signedPayload": signedPayload])
     }
@@ -63,12 +75,8 @@ import Testing
     }
 
     @Test func aPurchaseTheAppVerifiesEntitlesThePersonAtOnce() async throws {
-        let hearth = try await TestHearth.make()
-        let ca = try AppStoreTestCA()
-        let fixtures = AppStoreFixtures(ca: ca)
-        try await hearth.test { client in
-            let (_, key) = try await configuredTenant(hearth, client, ca: ca)
-            let person = try await Coachee.make(client, key: key)
+        try await withConfiguredTenant { hearth, client, tenant, fixtures, person in
+            let (ca, key) = (fixtures.ca, person.key)
             #expect(try await client.coach(person).status == .ok)
             try await hearth.admin("UPDATE subscriptions SET trial_ends_at = now() - interval '1 minute'")
             #expect(try await client.coach(person).status.code == 402)
@@ -126,12 +134,7 @@ import Testing
     }
 
     @Test func notificationsDriveEveryStateTransition() async throws {
-        let hearth = try await TestHearth.make()
-        let ca = try AppStoreTestCA()
-        let fixtures = AppStoreFixtures(ca: ca)
-        try await hearth.test { client in
-            let (tenant, key) = try await configuredTenant(hearth, client, ca: ca)
-            let person = try await Coachee.make(client, key: key)
+        try await withConfiguredTenant { hearth, client, tenant, fixtures, person in
             let token = person.grant.user.id
             let start = Date()
             var step = 0.0
@@ -199,12 +202,7 @@ import Testing
     }
 
     @Test func aPaidPeriodThatEndsWithoutANewerWordFromAppleHasExpired() async throws {
-        let hearth = try await TestHearth.make()
-        let ca = try AppStoreTestCA()
-        let fixtures = AppStoreFixtures(ca: ca)
-        try await hearth.test { client in
-            let (tenant, key) = try await configuredTenant(hearth, client, ca: ca)
-            let person = try await Coachee.make(client, key: key)
+        try await withConfiguredTenant { hearth, client, tenant, fixtures, person in
             let transaction = fixtures.transaction(expires: Date().addingTimeInterval(86_400), appAccountToken: person.grant.user.id)
             #expect(try await post(client, tenant, try fixtures.notification("SUBSCRIBED", transaction: transaction, status: 1)).status == .ok)
             #expect(try await client.coach(person).status == .ok)
@@ -218,12 +216,8 @@ import Testing
     }
 
     @Test func aRepeatedNotificationAndAnOlderOneChangeNothing() async throws {
-        let hearth = try await TestHearth.make()
-        let ca = try AppStoreTestCA()
-        let fixtures = AppStoreFixtures(ca: ca)
-        try await hearth.test { client in
-            let (tenant, key) = try await configuredTenant(hearth, client, ca: ca)
-            let person = try await Coachee.make(client, key: key)
+        try await withConfiguredTenant { hearth, client, tenant, fixtures, person in
+            let (ca, key) = (fixtures.ca, person.key)
             let now = Date()
             let live = fixtures.transaction(expires: now.addingTimeInterval(86_400), appAccountToken: person.grant.user.id)
             let subscribed = try fixtures.notification("SUBSCRIBED", signed: now, transaction: live, status: 1)
@@ -250,12 +244,8 @@ import Testing
     }
 
     @Test func whatCouldSucceedLaterIsRefusedUnrecordedSoApplesRetryApplies() async throws {
-        let hearth = try await TestHearth.make()
-        let ca = try AppStoreTestCA()
-        let fixtures = AppStoreFixtures(ca: ca)
-        try await hearth.test { client in
-            let (tenant, key) = try await configuredTenant(hearth, client, ca: ca)
-            let person = try await Coachee.make(client, key: key)
+        try await withConfiguredTenant { hearth, client, tenant, fixtures, person in
+            let (ca, key) = (fixtures.ca, person.key)
             let now = Date()
             let expires = now.addingTimeInterval(86_400)
 
@@ -298,12 +288,8 @@ import Testing
     }
 
     @Test func aRestoreOnANewAccountTakesThePurchaseAlong() async throws {
-        let hearth = try await TestHearth.make()
-        let ca = try AppStoreTestCA()
-        let fixtures = AppStoreFixtures(ca: ca)
-        try await hearth.test { client in
-            let (tenant, key) = try await configuredTenant(hearth, client, ca: ca)
-            let before = try await Coachee.make(client, key: key)
+        try await withConfiguredTenant { hearth, client, tenant, fixtures, before in
+            let (ca, key) = (fixtures.ca, before.key)
             let after = try await Coachee.make(client, key: key)  // the same Apple ID after a reinstall
             let now = Date()
             let purchase = fixtures.transaction(expires: now.addingTimeInterval(86_400), signed: now, appAccountToken: before.grant.user.id)
