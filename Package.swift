@@ -197,7 +197,8 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "HearthPlatform",
+                "Billing", "HearthPlatform",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],

@@ -33,8 +33,8 @@ public func buildApplication(
     let database = Database(client: postgres, logger: logger)
     let migrations = try Migration.load(from: config.migrationsDirectory)
     let openAPIDocument = try readRequiredFile(config.openAPIFile)
-    let html = try await HTMLPages.load(directory: config.templatesDirectory, required: PageAssets.templates)
-    let assets = try StaticAssets.load(directory: config.publicDirectory, names: PageAssets.files)
+    let html = try await HTMLPages.load(directory: config.templatesDirectory, required: PageAssets.templates + ConsolePages.templates)
+    let assets = try StaticAssets.load(directory: config.publicDirectory, names: PageAssets.files + ConsolePages.files)
 
     let accounts = try await AccountService.make(
         database: database, keyRing: keyRing, configuration: config.accounts,
@@ -77,7 +77,7 @@ public func buildApplication(
     assets.addRoutes(to: router)
     let landing = LandingPages(database: database, links: links, domains: domains, notices: safetySettings)
     LandingController(pages: landing, html: html).addRoutes(to: router)
-    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants)
+    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, html: html, keyRing: keyRing)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]
@@ -104,9 +104,10 @@ public func buildApplication(
     return app
 }
 
-/// `/operator/v1`: the operator API (docs/api.md). Sign-in is open; everything else needs an operator session,
-/// and the routes under `tenants/:tenant` a tenant the operator works in.
-private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: Config, database: Database, tenants: TenantStore) async throws {
+/// `/operator/v1`, the operator API (docs/api.md), and `/console`, its pages: sign-in is open; everything else needs an
+/// operator session, and the routes under `tenants/:tenant` a tenant the operator works in.
+private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: Config, database: Database, tenants: TenantStore,
+                               html: HTMLPages, keyRing: KeyRing) async throws {
     let sessions = try await OperatorSessions.make(
         database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost), policy: config.operatorSessions
     )
@@ -115,8 +116,18 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     OperatorSessionController(sessions: sessions).addRoutes(open: open, signedIn: signedIn)
     let tenant = signedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
     ModerationController(moderation: PersonaModeration(database: database)).addRoutes(to: tenant)
-    BillingController(plans: PlanStore(database: database), appStore: AppStoreSettingsStore(database: database)).addRoutes(to: tenant)
+    let audit = AuditLog(logger: database.logger)
+    BillingController(plans: PlanStore(database: database), appStore: AppStoreSettingsStore(database: database), audit: audit)
+        .addRoutes(to: tenant)
     CostsController(reports: CostReports(database: database)).addRoutes(to: tenant)
+
+    let pages = ConsolePages(html: html, security: ConsoleSecurity(keyRing: keyRing, sessionLifetime: config.operatorSessions.lifetime))
+    let console = router.group("console").add(middleware: ConsoleErrorMiddleware(pages: pages))
+    let consoleSignedIn = console.group().add(middleware: ConsoleAuthMiddleware(sessions: sessions))
+    let consoleTenant = consoleSignedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
+    ConsoleSessionController(sessions: sessions, pages: pages).addRoutes(open: console, signedIn: consoleSignedIn)
+    ConsoleController(tenants: tenants, audit: audit, client: database.client, pages: pages).addRoutes(signedIn: consoleSignedIn, tenant: consoleTenant)
+    ConsoleBillingController(database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
 }
 
 extension SafetySettings: PageNotices {

@@ -16,6 +16,9 @@ public struct AppStoreTestCA: Sendable {
     /// The root as DER, for a tenant's settings.
     public var rootDER: Data { Data(Self.der(root)) }
 
+    /// The root as PEM, as an operator pastes it.
+    public var rootPEM: String { PEMDocument(type: "CERTIFICATE", derBytes: Self.der(root)).pemString }
+
     public init(leafValidity: ClosedRange<Date>? = nil, leafHasReceiptOID: Bool = true, intermediateHasWWDROID: Bool = true) throws {
         let rootKey = P256.Signing.PrivateKey()
         let intermediateKey = P256.Signing.PrivateKey()

@@ -74,11 +74,12 @@ public struct TestHearth: Sendable {
     /// Creates a tenant through the real store and returns it with its client key.
     public func createTenant(
         _ slug: String = "tenant-\(UUID().uuidString.prefix(8).lowercased())",
+        name: String? = nil,
         settings: TenantStore.Settings = .init()
     ) async throws -> (tenant: Tenant, clientKey: String) {
         let keyRing = keyRing
         return try await withAppDatabase { database in
-            try await TenantStore(database: database, keyRing: keyRing).create(slug: slug, name: "Test \(slug)", settings: settings)
+            try await TenantStore(database: database, keyRing: keyRing).create(slug: slug, name: name ?? "Test \(slug)", settings: settings)
         }
     }
 

@@ -65,6 +65,21 @@ public struct AppStoreSettings: Codable, Sendable, Equatable {
         )
     }
 
+    /// Root certificates pasted as PEM (the console's form); empty text is none.
+    public static func certificates(fromPEM text: String) throws -> [Data] {
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
+        do {
+            return try PEMDocument.parseMultiple(pemString: text).map { Data(try Certificate(pemDocument: $0).derBytes) }
+        } catch {
+            throw APIError.validation("The root certificates must be PEM certificates (-----BEGIN CERTIFICATE-----).")
+        }
+    }
+
+    /// The configured roots as PEM, as the console shows them.
+    public var rootCertificatesPEM: String {
+        rootCertificates.map { PEMDocument(type: "CERTIFICATE", derBytes: Array($0)).pemString }.joined(separator: "\n")
+    }
+
     /// A root certificate from a file's bytes: DER (Apple's `.cer` downloads) or PEM.
     public static func certificate(fromFile bytes: Data) throws -> Data {
         if let text = String(data: bytes, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {

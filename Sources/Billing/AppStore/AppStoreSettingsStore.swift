@@ -34,9 +34,13 @@ public struct AppStoreSettingsStore: Sendable {
         return try settings.verifier()
     }
 
-    public func save(_ settings: AppStoreSettings, tenantID: UUID) async throws -> AppStoreSettings {
+    public func save(_ settings: AppStoreSettings, tenantID: UUID, audit: Audited? = nil) async throws -> AppStoreSettings {
         let settings = try settings.validated()
         try await database.withTenant(tenantID) { connection in
+            try await audit?.record("appstore.settings", "bundle \(settings.bundleId), app Apple ID \(settings.appAppleId.map(String.init) ?? "none"), "
+                                    + "\(settings.environments.joined(separator: " ")), "
+                                    + (settings.rootCertificates.isEmpty ? "Apple Root CA - G3" : "\(settings.rootCertificates.count) own roots"),
+                                    tenantID: tenantID, on: connection)
             let roots = settings.rootCertificates.map { ByteBuffer(bytes: $0) }
             try await connection.query(
                 """

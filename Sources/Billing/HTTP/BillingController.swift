@@ -25,10 +25,12 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
 
     let plans: PlanStore
     let appStore: AppStoreSettingsStore
+    let audit: AuditLog
 
-    public init(plans: PlanStore, appStore: AppStoreSettingsStore) {
+    public init(plans: PlanStore, appStore: AppStoreSettingsStore, audit: AuditLog) {
         self.plans = plans
         self.appStore = appStore
+        self.audit = audit
     }
 
     public func addRoutes(to group: RouterGroup<Context>) {
@@ -47,25 +49,25 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
     }
 
     @Sendable func saveSettings(_ request: Request, context: Context) async throws -> BillingSettings {
-        _ = try context.requireOperator(.administer)
+        let author = try context.requireOperator(.administer)
         let body = try await request.decode(as: BillingSettings.self, context: context)
-        return try await plans.save(body, tenantID: context.requireTenant().id)
+        return try await plans.save(body, tenantID: context.requireTenant().id, audit: Audited(log: audit, author: author))
     }
 
     @Sendable func saveLimits(_ request: Request, context: Context) async throws -> TenantLimits {
-        _ = try context.requireOperator(.administer)
+        let author = try context.requireOperator(.administer)
         let body = try await request.decode(as: TenantLimits.self, context: context)
-        return try await plans.save(body, tenantID: context.requireTenant().id)
+        return try await plans.save(body, tenantID: context.requireTenant().id, audit: Audited(log: audit, author: author))
     }
 
     @Sendable func savePlan(_ request: Request, context: Context) async throws -> Plan {
-        _ = try context.requireOperator(.administer)
+        let author = try context.requireOperator(.administer)
         let code = try context.parameters.require("code")
         let body = try await request.decode(as: PlanBody.self, context: context)
         let plan = Plan(code: code, name: body.name, productIds: body.productIds ?? [], requestsPerMinute: body.requestsPerMinute,
                         tokensPerDay: body.tokensPerDay, concurrentStreams: body.concurrentStreams,
                         monthlyBudgetMicros: body.monthlyBudgetMicros, economyAtPercent: body.economyAtPercent ?? 80)
-        return try await plans.save(plan, tenantID: context.requireTenant().id)
+        return try await plans.save(plan, tenantID: context.requireTenant().id, audit: Audited(log: audit, author: author))
     }
 
     /// How the tenant's signed App Store data is verified; 404 until configured.
@@ -78,9 +80,9 @@ public struct BillingController<Context: HearthRequestContextProtocol>: Sendable
     }
 
     @Sendable func saveAppStore(_ request: Request, context: Context) async throws -> AppStoreSettings {
-        _ = try context.requireOperator(.administer)
+        let author = try context.requireOperator(.administer)
         let body = try await request.decode(as: AppStoreSettings.self, context: context)
-        return try await appStore.save(body, tenantID: context.requireTenant().id)
+        return try await appStore.save(body, tenantID: context.requireTenant().id, audit: Audited(log: audit, author: author))
     }
 }
 

@@ -26,10 +26,12 @@ public struct PlanStore: Sendable {
     }
 
     /// Replaces the tenant's own limits (`tenant_limits` belongs to HearthPlatform's rate limits, which say how).
-    public func save(_ limits: TenantLimits, tenantID: UUID) async throws -> TenantLimits {
+    public func save(_ limits: TenantLimits, tenantID: UUID, audit: Audited? = nil) async throws -> TenantLimits {
         let limits = try limits.validated()
         try await database.withTenant(tenantID) { connection in
             try await limits.save(on: connection, logger: logger)
+            try await audit?.record("limits.save", "\(limits.requestsPerSecond) requests/s, \(limits.signupsPerHourPerAddress) sign-ups/hour, "
+                                    + "\(limits.loginsPerMinutePerAddress) sign-ins/min per address", tenantID: tenantID, on: connection)
         }
         return limits
     }
@@ -55,9 +57,12 @@ public struct PlanStore: Sendable {
     }
 
     /// Creates the plan or replaces its policy.
-    public func save(_ plan: Plan, tenantID: UUID) async throws -> Plan {
+    public func save(_ plan: Plan, tenantID: UUID, audit: Audited? = nil) async throws -> Plan {
         let plan = try plan.validated()
         try await database.withTenant(tenantID) { connection in
+            try await audit?.record("plan.save", "\(plan.code): \(plan.requestsPerMinute) requests/min, \(plan.tokensPerDay) tokens/day, "
+                                    + "\(plan.concurrentStreams) streams, budget \(plan.monthlyBudgetMicros) µ$, products \(plan.productIds.joined(separator: " "))",
+                                    tenantID: tenantID, on: connection)
             try await connection.query(
                 """
                 INSERT INTO billing_plans (tenant_id, code, name, product_ids, requests_per_minute, tokens_per_day, concurrent_streams,
@@ -87,9 +92,12 @@ public struct PlanStore: Sendable {
         throw APIError.internalError
     }
 
-    public func save(_ settings: BillingSettings, tenantID: UUID) async throws -> BillingSettings {
+    public func save(_ settings: BillingSettings, tenantID: UUID, audit: Audited? = nil) async throws -> BillingSettings {
         let settings = try settings.validated()
         try await database.withTenant(tenantID) { connection in
+            try await audit?.record("billing.settings", "trial \(settings.trialDays.map { "\($0) days" } ?? "no day bound"), "
+                                    + "\(settings.trialSessions.map { "\($0) sessions" } ?? "no session bound"), target \(settings.targetCostMicros) µ$, "
+                                    + "economy model \(settings.economyModel ?? "none")", tenantID: tenantID, on: connection)
             try await connection.query(
                 """
                 UPDATE billing_settings SET trial_days = \(settings.trialDays), trial_sessions = \(settings.trialSessions),

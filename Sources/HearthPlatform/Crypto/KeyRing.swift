@@ -88,6 +88,12 @@ public struct KeyRing: Sendable {
         try wrap(try unwrap(wrapped, context: context), context: context)
     }
 
+    /// A key for `purpose` (the console's CSRF tokens), derived from the current master key: it changes when the
+    /// master key rotates, which signs nothing in for long.
+    public func derivedKey(_ purpose: String) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: current.key, info: Data("hearth \(purpose)".utf8), outputByteCount: 32)
+    }
+
     /// A key for signing access tokens, derived from master key `version` so it rotates with it.
     public func tokenSigningKey(version: Int) -> SymmetricKey? {
         keys[version].map {

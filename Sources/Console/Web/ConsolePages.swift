@@ -1,0 +1,67 @@
+import Foundation
+import HearthPlatform
+import Hummingbird
+
+/// The console's pages: templates under `templates/console/` in the `console-layout` frame, filled from typed
+/// view models (Mustache escapes every value), with the same strict security headers as the public pages and no
+/// scripts at all.
+public struct ConsolePages: Sendable {
+    public static let templates = ["console-layout", "console/sign-in", "console/home", "console/billing", "console/audit", "console/error"]
+    public static let files = ["console.css"]
+
+    let html: HTMLPages
+    let security: ConsoleSecurity
+
+    public init(html: HTMLPages, security: ConsoleSecurity) {
+        self.html = html
+        self.security = security
+    }
+
+    func render(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok) -> Response {
+        html.response(template, view, status: status, headers: [.cacheControl: "no-store"])
+    }
+
+    /// The frame of a signed-in page: who is signed in, the sign-out form's CSRF token, the tenant's sections.
+    func chrome<Context: HearthRequestContextProtocol>(_ context: Context, title: String, notice: String? = nil, problem: String? = nil) -> Chrome {
+        let session = context.operatorSession
+        let tenant = context.tenant.map { tenant in
+            Chrome.TenantNav(name: tenant.name, slug: tenant.slug, sections: [
+                .init(title: "Rate limits and budgets", path: "/console/tenants/\(tenant.slug)/billing"),
+                .init(title: "Audit log", path: "/console/tenants/\(tenant.slug)/audit"),
+            ])
+        }
+        return Chrome(title: title, stylesheet: "/assets/console.css", operatorEmail: session?.account.email,
+                      role: session?.account.role.rawValue, csrf: session.map(security.csrfToken(for:)), tenant: tenant,
+                      notice: notice, problem: problem)
+    }
+}
+
+/// What every console page shows around its content.
+struct Chrome {
+    struct Link {
+        let title: String
+        let path: String
+    }
+
+    struct TenantNav {
+        let name: String
+        let slug: String
+        let sections: [Link]
+    }
+
+    let title: String
+    let stylesheet: String
+    let operatorEmail: String?
+    let role: String?
+    let csrf: String?
+    let tenant: TenantNav?
+    /// A change went through / a form was refused (shown in a live region).
+    let notice: String?
+    let problem: String?
+}
+
+struct ErrorPage {
+    let chrome: Chrome
+    let status: Int
+    let message: String
+}
