@@ -95,8 +95,9 @@ import Testing
             var tables: [String: Bool] = [:]
             for try await (name, secured) in rows.decode((String, Bool).self) { tables[name] = secured }
             // Platform tables that carry a tenant_id but are read before a tenant is known, by design (jobs are
-            // claimed across tenants; each handler then works inside its job's tenant).
-            let platform: Set<String> = ["tenant_client_keys", "tenant_app_links", "operators", "jobs"]
+            // claimed across tenants; each handler then works inside its job's tenant; the audit log also holds
+            // platform-wide changes, which have no tenant).
+            let platform: Set<String> = ["tenant_client_keys", "tenant_app_links", "operators", "jobs", "audit_log"]
             #expect(tables.count > 5)
             for (table, secured) in tables where !platform.contains(table) {
                 #expect(secured, "\(table) has tenant_id but no row-level security")
