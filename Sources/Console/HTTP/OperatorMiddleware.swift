@@ -16,9 +16,16 @@ public struct OperatorAuthMiddleware<Context: HearthRequestContextProtocol>: Rou
             throw APIError.unauthorized("operator_session_invalid", "This operator session has ended. Sign in again.")
         }
         var context = context
-        context.operatorSession = session
-        context.logger[metadataKey: "operator_id"] = .string(session.account.id.uuidString.lowercased())
+        context.attach(session)
         return try await next(request, context)
+    }
+}
+
+extension HearthRequestContextProtocol {
+    /// The operator behind this request, for the routes and the log lines that follow.
+    mutating func attach(_ session: OperatorSession) {
+        operatorSession = session
+        logger[metadataKey: "operator_id"] = .string(session.account.id.uuidString.lowercased())
     }
 }
 

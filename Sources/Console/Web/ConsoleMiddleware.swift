@@ -18,8 +18,7 @@ public struct ConsoleAuthMiddleware<Context: HearthRequestContextProtocol>: Rout
             return response
         }
         var context = context
-        context.operatorSession = session
-        context.logger[metadataKey: "operator_id"] = .string(session.account.id.uuidString.lowercased())
+        context.attach(session)
         return try await next(request, context)
     }
 }
