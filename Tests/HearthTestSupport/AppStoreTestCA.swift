@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HearthPlatform
 import SwiftASN1
 import X509
 
@@ -68,19 +69,14 @@ public struct AppStoreTestCA: Sendable {
     public func sign(_ payload: some Encodable, algorithm: String = "ES256", chain: [Certificate]? = nil) throws -> String {
         let x5c = (chain ?? [leaf, intermediate, root]).map { Data(Self.der($0)).base64EncodedString() }
         let header = try JSONSerialization.data(withJSONObject: ["alg": algorithm, "x5c": x5c, "typ": "JWT"])
-        let input = Self.base64URL(header) + "." + Self.base64URL(try JSONEncoder().encode(payload))
+        let input = Secrets.base64URL(header) + "." + Secrets.base64URL(try JSONEncoder().encode(payload))
         let signature = try leafKey.signature(for: Data(input.utf8))
-        return input + "." + Self.base64URL(signature.rawRepresentation)
+        return input + "." + Secrets.base64URL(signature.rawRepresentation)
     }
 
     static func der(_ certificate: Certificate) -> [UInt8] {
         var serializer = DER.Serializer()
         try! serializer.serialize(certificate)
         return serializer.serializedBytes
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -76,12 +76,8 @@ public struct AppStoreNotifications: Sendable {
     private static func purchase(in notification: NotificationPayload, verifier: AppStoreVerifier, now: Date)
         async throws -> (entitlement: Entitlement, appAccountToken: String?)? {
         guard let data = notification.data, let signedTransaction = data.signedTransactionInfo else { return nil }
-        let transaction = try await verifier.transaction(signedTransaction)
-        guard transaction.type == nil || transaction.type == "Auto-Renewable Subscription" else { return nil }
-        var renewal: RenewalInfo?
-        if let signedRenewal = data.signedRenewalInfo {
-            renewal = try await verifier.renewalInfo(signedRenewal)
-        }
+        let (transaction, renewal) = try await verifier.purchase(signedTransaction: signedTransaction, signedRenewalInfo: data.signedRenewalInfo)
+        guard transaction.isAutoRenewable else { return nil }
         let entitlement = Entitlement(transaction: transaction, renewal: renewal, notificationType: notification.notificationType,
                                       appleStatus: data.status, signedAt: notification.signedDate.appleDate, now: now)
         return (entitlement, transaction.appAccountToken)

@@ -20,16 +20,8 @@ public struct AppStorePurchases: Sendable {
     public func verify(signedTransaction: String, signedRenewalInfo: String?, tenantID: UUID, userID: UUID,
                        now: Date = Date()) async throws -> SubscriptionView? {
         let verifier = try await settings.verifier(tenantID: tenantID)
-        let transaction = try await verifier.transaction(signedTransaction)
-        var renewal: RenewalInfo?
-        if let signedRenewalInfo {
-            let info = try await verifier.renewalInfo(signedRenewalInfo)
-            guard info.originalTransactionId == transaction.originalTransactionId else {
-                throw APIError.validation("signedRenewalInfo is about another purchase than signedTransaction.")
-            }
-            renewal = info
-        }
-        guard transaction.type == nil || transaction.type == "Auto-Renewable Subscription" else {
+        let (transaction, renewal) = try await verifier.purchase(signedTransaction: signedTransaction, signedRenewalInfo: signedRenewalInfo)
+        guard transaction.isAutoRenewable else {
             throw APIError.validation("Only auto-renewable subscriptions entitle coaching; this is a \(transaction.type ?? "purchase").")
         }
         let signedAt = max(transaction.signedDate, renewal?.signedDate ?? 0).appleDate

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HearthPlatform
 import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 
@@ -25,14 +26,20 @@ public struct AppStoreVerifier: Sendable {
     public func notification(_ signedPayload: String) async throws -> NotificationPayload {
         let notification = try await verified(signedPayload, as: NotificationPayload.self)
         let app = notification.app
-        try check(bundleId: app?.bundleId, appAppleId: app?.appAppleId, environment: app?.environment)
+        try check(bundleId: app?.bundleId)
+        if app?.environment == "Production" && app?.appAppleId != appAppleId {
+            throw AppStoreVerificationError(.invalidAppIdentifier, "app Apple ID \(app?.appAppleId.map(String.init) ?? "(none)") is not "
+                                            + "this tenant's \(appAppleId.map(String.init) ?? "(none)")")
+        }
+        try check(environment: app?.environment)
         return notification
     }
 
+    /// Transactions carry no app Apple ID; the bundle id and environment are what Apple's library checks.
     public func transaction(_ signedTransaction: String) async throws -> TransactionInfo {
         let transaction = try await verified(signedTransaction, as: TransactionInfo.self)
-        // Transactions carry no app Apple ID; the bundle id and environment are what Apple's library checks.
-        try check(bundleId: transaction.bundleId, appAppleId: appAppleId, environment: transaction.environment)
+        try check(bundleId: transaction.bundleId)
+        try check(environment: transaction.environment)
         return transaction
     }
 
@@ -42,15 +49,23 @@ public struct AppStoreVerifier: Sendable {
         return renewal
     }
 
-    private func check(bundleId: String?, appAppleId: Int64?, environment: String?) throws {
+    /// A purchase as a notification or the app carries it: its transaction, and its renewal info when there is
+    /// one, which must be about the same purchase.
+    public func purchase(signedTransaction: String, signedRenewalInfo: String?) async throws -> (TransactionInfo, RenewalInfo?) {
+        let transaction = try await transaction(signedTransaction)
+        guard let signedRenewalInfo else { return (transaction, nil) }
+        let renewal = try await renewalInfo(signedRenewalInfo)
+        guard renewal.originalTransactionId == transaction.originalTransactionId else {
+            throw AppStoreVerificationError(.invalidFormat, "the renewal info is about purchase \(renewal.originalTransactionId), "
+                                            + "the transaction about \(transaction.originalTransactionId)")
+        }
+        return (transaction, renewal)
+    }
+
+    private func check(bundleId: String?) throws {
         guard bundleId == self.bundleId else {
             throw AppStoreVerificationError(.invalidAppIdentifier, "bundle id \(bundleId ?? "(none)") is not this tenant's \(self.bundleId)")
         }
-        if environment == "Production" && appAppleId != self.appAppleId {
-            throw AppStoreVerificationError(.invalidAppIdentifier,
-                                            "app Apple ID \(appAppleId.map(String.init) ?? "(none)") is not this tenant's \(self.appAppleId.map(String.init) ?? "(none)")")
-        }
-        try check(environment: environment)
     }
 
     private func check(environment: String?) throws {
@@ -63,8 +78,8 @@ public struct AppStoreVerifier: Sendable {
     /// The JWS's payload, once its chain and signature hold.
     func verified<Payload: SignedPayload>(_ jws: String, as type: Payload.Type) async throws -> Payload {
         let parts = jws.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Data(base64URL: parts[0]), let payloadBytes = Data(base64URL: parts[1]),
-              let signature = Data(base64URL: parts[2]) else {
+        guard parts.count == 3, let headerBytes = Secrets.decodeBase64URL(String(parts[0])), let payloadBytes = Secrets.decodeBase64URL(String(parts[1])),
+              let signature = Secrets.decodeBase64URL(String(parts[2])) else {
             throw AppStoreVerificationError(.invalidFormat, "not a compact JWS (three base64url parts)")
         }
         guard let header = try? JSONDecoder().decode(Header.self, from: headerBytes) else {
@@ -182,12 +197,4 @@ public struct AppStoreVerificationError: Error, Equatable, CustomStringConvertib
     }
 
     public var description: String { "\(reason.rawValue): \(detail)" }
-}
-
-extension Data {
-    init?(base64URL text: some StringProtocol) {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        self.init(base64Encoded: base64)
-    }
 }

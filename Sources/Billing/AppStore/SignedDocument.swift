@@ -1,4 +1,5 @@
 import Foundation
+import HearthPlatform
 
 /// Whatever App Store signed data a file holds, verified: a notification (the webhook's body or its bare
 /// `signedPayload`, with its transaction and renewal info verified too), a transaction or a renewal info.
@@ -24,7 +25,7 @@ extension AppStoreVerifier {
             jws = trimmed
         }
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payload = Data(base64URL: parts[1]),
+        guard parts.count == 3, let payload = Secrets.decodeBase64URL(String(parts[1])),
               let fields = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
             throw AppStoreVerificationError(.invalidFormat, "not a compact JWS (three base64url parts with a JSON payload)")
         }
@@ -32,10 +33,8 @@ extension AppStoreVerifier {
             let notification = try await self.notification(jws)
             var document = SignedDocument(type: "notification", notification: notification)
             if let signed = notification.data?.signedTransactionInfo {
-                document.transaction = try await transaction(signed)
-            }
-            if let signed = notification.data?.signedRenewalInfo {
-                document.renewalInfo = try await renewalInfo(signed)
+                (document.transaction, document.renewalInfo) = try await purchase(signedTransaction: signed,
+                                                                                  signedRenewalInfo: notification.data?.signedRenewalInfo)
             }
             return document
         }

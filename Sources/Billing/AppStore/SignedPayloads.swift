@@ -81,6 +81,9 @@ public struct TransactionInfo: SignedPayload, Equatable {
     public var environment: String
     public var signedDate: Int64
 
+    /// Only auto-renewable subscriptions entitle coaching (a payload without a type is taken as one).
+    var isAutoRenewable: Bool { type == nil || type == "Auto-Renewable Subscription" }
+
     public init(transactionId: String, originalTransactionId: String, bundleId: String, productId: String, purchaseDate: Int64?,
                 expiresDate: Int64?, appAccountToken: String?, inAppOwnershipType: String? = "PURCHASED", revocationDate: Int64? = nil,
                 revocationReason: Int? = nil, environment: String, signedDate: Int64) {
