@@ -26,9 +26,14 @@ public enum PromptHardening {
 
     /// `text` with role markers and template tokens removed and Hearth's own delimiters defused.
     public static func neutralise(_ text: String) -> String {
+        // The chat turn runs this on every message of the history: most have nothing to take out.
+        mayNeedNeutralising(text) ? neutraliseAll(text) : text
+    }
+
+    /// ``neutralise`` without the shortcut (the tests compare the two).
+    static func neutraliseAll(_ text: String) -> String {
         var cleaned = text
-        // Every template token and tag has a "<" or "[": most messages have neither, and the chat turn runs this
-        // on each message of the history, so they skip the searches.
+        // Every template token and tag has a "<" or "[".
         if text.contains(where: { $0 == "<" || $0 == "[" }) {
             for token in templateTokens {
                 cleaned = cleaned.replacingOccurrences(of: token, with: " ", options: .caseInsensitive)
@@ -37,6 +42,27 @@ public enum PromptHardening {
         }
         let lines = cleaned.split(separator: "\n", omittingEmptySubsequences: false).map(neutraliseLine)
         return lines.joined(separator: "\n")
+    }
+
+    /// False when ``neutralise`` would return `text` as it is: nothing it removes can start without a "<", "[",
+    /// ":" or "#", or a line's leading space or tab. One pass over the bytes (all ASCII, which never occurs
+    /// inside a longer UTF-8 sequence).
+    static func mayNeedNeutralising(_ text: String) -> Bool {
+        var lineStart = true
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "<"), UInt8(ascii: "["), UInt8(ascii: ":"), UInt8(ascii: "#"): return true
+            case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                if lineStart { return true }
+            case UInt8(ascii: "\n"):
+                lineStart = true
+                continue
+            default:
+                break
+            }
+            lineStart = false
+        }
+        return false
     }
 
     /// A line's leading heading marks and role label ("### System:", "ASSISTANT:") removed.

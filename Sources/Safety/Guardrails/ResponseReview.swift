@@ -41,10 +41,11 @@ public enum ResponseReview {
     public static func firstFinding(in text: String, from: String.Index, final: Bool) -> Finding? {
         var start = from
         var index = from
-        while index < text.endIndex {
-            let character = text[index]
-            index = text.index(after: index)
-            if ".!?\n".contains(character) {
+        let utf8 = text.utf8
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            index = utf8.index(after: index)
+            if isSentenceEnd(byte) {
                 if let concern = concern(in: text[start..<index]) { return Finding(concern: concern, sentenceStart: start) }
                 start = index
             }
@@ -57,12 +58,22 @@ public enum ResponseReview {
 
     /// Where the next review should begin: after the last complete sentence.
     public static func reviewedThrough(_ text: String, from: String.Index) -> String.Index {
-        text[from...].lastIndex { ".!?\n".contains($0) }.map { text.index(after: $0) } ?? from
+        text.utf8[from...].lastIndex(where: isSentenceEnd).map { text.utf8.index(after: $0) } ?? from
     }
 
-    static func concern(in sentence: Substring) -> Concern? {
-        let lowered = sentence.lowercased().replacingOccurrences(of: "’", with: "'")
-        for rule in rules where rule.pattern.firstMatch(in: lowered, range: NSRange(lowered.startIndex..., in: lowered)) != nil {
+    /// ".", "!", "?" or a line break, read as bytes: the answer is reviewed as it streams, a delta at a time, and
+    /// ASCII never occurs inside a longer UTF-8 sequence.
+    static func isSentenceEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ".") || byte == UInt8(ascii: "!") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "\n")
+    }
+
+    /// `anchored`: skip the rules whose anchors the sentence lacks (false only in the tests, which compare).
+    static func concern(in sentence: Substring, anchored: Bool = true) -> Concern? {
+        var lowered = sentence.lowercased()
+        if lowered.contains("’") { lowered = lowered.replacingOccurrences(of: "’", with: "'") }
+        let bytes = Array(lowered.utf8)
+        for rule in rules where (!anchored || rule.mayMatch(bytes))
+            && rule.pattern.firstMatch(in: lowered, range: NSRange(lowered.startIndex..., in: lowered)) != nil {
             if let spared = rule.sparedBy,
                spared.firstMatch(in: lowered, range: NSRange(lowered.startIndex..., in: lowered)) != nil {
                 continue
@@ -75,16 +86,43 @@ public enum ResponseReview {
     struct Rule: @unchecked Sendable {
         let concern: Concern
         let pattern: NSRegularExpression
+        /// Words of which every match of `pattern` contains at least one: a sentence with none of them is not
+        /// searched (most sentences of most answers), which keeps the review off the turn's CPU profile.
+        let anchors: [[UInt8]]
         /// A sentence that also matches this is fine (it sends the person to a professional, or warns).
         let sparedBy: NSRegularExpression?
 
-        init(_ concern: Concern, _ pattern: String, sparedBy: String? = nil) {
+        init(_ concern: Concern, _ pattern: String, anchors: [String], sparedBy: String? = nil) {
             self.concern = concern
             // The patterns are constants: a bad one is a programming error caught by the tests.
             self.pattern = try! NSRegularExpression(pattern: pattern)
+            self.anchors = anchors.map { Array($0.utf8) }
             self.sparedBy = sparedBy.map { try! NSRegularExpression(pattern: $0) }
         }
+
+        /// Whether `sentence` (lowercased UTF-8) contains one of the anchors.
+        func mayMatch(_ sentence: [UInt8]) -> Bool {
+            anchors.contains { anchor in
+                guard anchor.count <= sentence.count else { return false }
+                return (0...(sentence.count - anchor.count)).contains { start in
+                    sentence[start] == anchor[0] && sentence[start..<(start + anchor.count)].elementsEqual(anchor)
+                }
+            }
+        }
     }
+
+    /// Anchors for ``conditions``: each condition contains one.
+    static let conditionAnchors = [
+        "depress", "disorder", "gad", "ptsd", "ocd", "adhd", "add", "bipolar", "borderline", "bpd", "autism", "asperger",
+        "schizophrenia", "psychosis", "anorexia", "bulimia", "insomnia", "dysthymia", "sad",
+    ]
+    /// Anchors for ``medicines``, and "dos" for a dose or dosage.
+    static let medicineAnchors = [
+        "medic", "meds", "pills", "antidepressant", "ssri", "snri", "sertraline", "zoloft", "prozac", "fluoxetine",
+        "lexapro", "citalopram", "paroxetine", "venlafaxine", "xanax", "alprazolam", "valium", "diazepam", "klonopin",
+        "clonazepam", "ativan", "lorazepam", "adderall", "ritalin", "lithium", "lamotrigine", "quetiapine", "seroquel",
+        "benzo", "ambien", "zolpidem", "melatonin", "wort",
+    ]
 
     static let conditions =
         "(clinical depression|major depression|depression|a depressive disorder|an? (generali[sz]ed )?anxiety disorder|" +
@@ -104,33 +142,42 @@ public enum ResponseReview {
 
     static let rules: [Rule] = [
         Rule(.diagnosis,
-             "\\byou('ve| have)? (probably |likely |clearly |definitely |may |might |could |must )?(have|have got|'ve got|" +
+             "\\byou('ve| have)? (probably |likely |clearly |definitely |may |might |could |must )?(have|have got|got|" +
                  "are suffering from|suffer from|are showing (signs|symptoms) of|meet the criteria for|are experiencing) " +
-                 conditions + "\\b"),
+                 conditions + "\\b", anchors: conditionAnchors),
         Rule(.diagnosis,
              "\\b(sounds|seems|looks) (a lot |very much )?like (you have |you've got |you're suffering from )?" +
                  "(clinical depression|major depression|(an? )?(anxiety|panic|eating|bipolar|personality|mood) disorder|" +
-                 "ptsd|ocd|adhd|bipolar|bpd|autism|narcissism)\\b"),
-        Rule(.diagnosis, "\\b(my diagnosis|i('d| would)? diagnose|i('d| would) say you have|you are (clinically depressed|bipolar|autistic|a narcissist))\\b"),
-        Rule(.prescription, "\\b\\d+(\\.\\d+)? ?(mg|milligrams?|mcg|micrograms?)\\b", sparedBy: professional),
+                 "ptsd|ocd|adhd|bipolar|bpd|autism|narcissism)\\b",
+             anchors: ["depress", "disorder", "ptsd", "ocd", "adhd", "bipolar", "bpd", "autism", "narcissism"]),
+        Rule(.diagnosis, "\\b(my diagnosis|i('d| would)? diagnose|i('d| would) say you have|you are (clinically depressed|bipolar|autistic|a narcissist))\\b",
+             anchors: ["diagnos", "say you have", "clinically depressed", "bipolar", "autistic", "narcissist"]),
+        Rule(.prescription, "\\b\\d+(\\.\\d+)? ?(mg|milligrams?|mcg|micrograms?)\\b", anchors: ["mg", "milligram", "mcg", "microgram"],
+             sparedBy: professional),
         Rule(.prescription,
              "\\b(take|try|start|increase|decrease|double|halve|stop|quit|taper|come off|get off|go on|up|lower|skip) " +
                  "(taking )?(your |the |some |a |an |on )?(dose|dosage|" + medicines.dropFirst() + "\\b",
-             sparedBy: professional),
+             anchors: ["dos"] + medicineAnchors, sparedBy: professional),
         Rule(.prescription,
-             "\\bi (would |'d )?(recommend|prescribe|suggest|advise) (that you )?(take |taking |you take |going on |trying )?" +
-                 medicines + "\\b", sparedBy: professional),
+             "\\bi( would|'d)? (recommend|prescribe|suggest|advise) (that you )?(take |taking |you take |going on |trying )?" +
+                 medicines + "\\b", anchors: medicineAnchors, sparedBy: professional),
         Rule(.clinicalClaim,
              "\\b(as (a|your) (therapist|psychologist|psychiatrist|doctor|physician|clinician|counsell?or|psychotherapist|nurse)|" +
                  "i('m| am) (a |your )?(licensed |qualified |certified |registered |trained )?(therapist|psychologist|" +
                  "psychiatrist|doctor|physician|clinician|counsell?or|psychotherapist)|in my (clinical|medical|professional medical) " +
-                 "(opinion|judg(e)?ment|experience))\\b"),
-        Rule(.clinicalClaim, "\\b(this|my|our) (therapy|treatment|program(me)?|coaching) (will|can) (cure|heal|treat) (your )?" + conditions + "\\b"),
+                 "(opinion|judg(e)?ment|experience))\\b",
+             anchors: ["therapist", "psycholog", "psychiatr", "doctor", "physician", "clinician", "counsel", "nurse", "clinical", "medical"]),
+        Rule(.clinicalClaim, "\\b(this|my|our) (therapy|treatment|program(me)?|coaching) (will|can) (cure|heal|treat) (your )?" + conditions + "\\b",
+             anchors: ["cure", "heal", "treat"]),
         Rule(.tone,
              "\\b(stop (whining|complaining|moaning|being (so )?(dramatic|pathetic|lazy|needy|sensitive))|get over (it|yourself)|" +
                  "man up|toughen up|grow up|suck it up|that'?s (stupid|pathetic|ridiculous|dumb)|" +
                  "you('re| are) (being )?(pathetic|stupid|lazy|an idiot|ridiculous|so dramatic|overreacting|a failure|hopeless)|" +
                  "nobody cares|who cares|boo ?hoo|cry me a river|(it'?s|that'?s) (all )?your own fault|what did you expect|" +
-                 "whatever you say|oh please|give me a break)\\b"),
+                 "whatever you say|oh please|give me a break)\\b",
+             anchors: ["whining", "complaining", "moaning", "dramatic", "pathetic", "lazy", "needy", "sensitive", "get over", "man up",
+                       "toughen up", "grow up", "suck it up", "stupid", "ridiculous", "dumb", "idiot", "overreacting", "failure",
+                       "hopeless", "cares", "boo", "cry me a river", "own fault", "what did you expect", "whatever you say",
+                       "oh please", "give me a break"]),
     ]
 }
