@@ -70,9 +70,10 @@ public enum ResponseReview {
     /// `anchored`: skip the rules whose anchors the sentence lacks (false only in the tests, which compare).
     static func concern(in sentence: Substring, anchored: Bool = true) -> Concern? {
         var lowered = sentence.lowercased()
-        if lowered.contains("’") { lowered = lowered.replacingOccurrences(of: "’", with: "'") }
-        let bytes = Array(lowered.utf8)
-        for rule in rules where (!anchored || rule.mayMatch(bytes))
+        // "’" is E2 80 99 in UTF-8: most sentences have no E2 byte at all.
+        if lowered.utf8.contains(0xE2) { lowered = lowered.replacingOccurrences(of: "’", with: "'") }
+        let candidates = anchored ? anchorIndex.rules(in: lowered) : ~0
+        for (index, rule) in rules.enumerated() where candidates & (1 << index) != 0
             && rule.pattern.firstMatch(in: lowered, range: NSRange(lowered.startIndex..., in: lowered)) != nil {
             if let spared = rule.sparedBy,
                spared.firstMatch(in: lowered, range: NSRange(lowered.startIndex..., in: lowered)) != nil {
@@ -88,7 +89,7 @@ public enum ResponseReview {
         let pattern: NSRegularExpression
         /// Words of which every match of `pattern` contains at least one: a sentence with none of them is not
         /// searched (most sentences of most answers), which keeps the review off the turn's CPU profile.
-        let anchors: [[UInt8]]
+        let anchors: [String]
         /// A sentence that also matches this is fine (it sends the person to a professional, or warns).
         let sparedBy: NSRegularExpression?
 
@@ -96,20 +97,42 @@ public enum ResponseReview {
             self.concern = concern
             // The patterns are constants: a bad one is a programming error caught by the tests.
             self.pattern = try! NSRegularExpression(pattern: pattern)
-            self.anchors = anchors.map { Array($0.utf8) }
+            self.anchors = anchors
             self.sparedBy = sparedBy.map { try! NSRegularExpression(pattern: $0) }
         }
+    }
 
-        /// Whether `sentence` (lowercased UTF-8) contains one of the anchors.
-        func mayMatch(_ sentence: [UInt8]) -> Bool {
-            anchors.contains { anchor in
-                guard anchor.count <= sentence.count else { return false }
-                return (0...(sentence.count - anchor.count)).contains { start in
-                    sentence[start] == anchor[0] && sentence[start..<(start + anchor.count)].elementsEqual(anchor)
+    /// Every rule's anchors by their first byte, so that one pass over a sentence finds the rules worth running.
+    struct AnchorIndex: Sendable {
+        private var byFirstByte: [[(anchor: [UInt8], rule: Int)]] = Array(repeating: [], count: 256)
+
+        init(_ rules: [Rule]) {
+            precondition(rules.count <= 64, "a bit per rule")
+            for (rule, anchors) in rules.map(\.anchors).enumerated() {
+                for anchor in anchors.map({ Array($0.utf8) }) {
+                    byFirstByte[Int(anchor[0])].append((anchor, rule))
                 }
             }
         }
+
+        /// The rules with an anchor in `sentence` (lowercased), a bit each.
+        func rules(in sentence: String) -> UInt64 {
+            var found: UInt64 = 0
+            var sentence = sentence
+            sentence.withUTF8 { bytes in
+                for start in bytes.indices {
+                    for (anchor, rule) in byFirstByte[Int(bytes[start])] where found & (1 << rule) == 0 && start + anchor.count <= bytes.count {
+                        var matched = 1
+                        while matched < anchor.count, bytes[start + matched] == anchor[matched] { matched += 1 }
+                        if matched == anchor.count { found |= 1 << rule }
+                    }
+                }
+            }
+            return found
+        }
     }
+
+    static let anchorIndex = AnchorIndex(rules)
 
     /// Anchors for ``conditions``: each condition contains one.
     static let conditionAnchors = [
