@@ -258,7 +258,7 @@ public struct AccountService: Sendable {
         )
     }
 
-    private func view(of userID: UUID, on connection: PostgresConnection) async throws -> AccountView {
+    func view(of userID: UUID, on connection: PostgresConnection) async throws -> AccountView {
         guard let account = try await users.account(userID, on: connection) else {
             throw APIError.notFound("This account no longer exists.")
         }
@@ -272,7 +272,7 @@ public struct AccountService: Sendable {
         return AccountView(id: account.id, createdAt: account.createdAt, isAnonymous: account.isAnonymous, email: email, signInMethods: methods)
     }
 
-    static func view(_ session: SessionStore.Session, current: UUID) -> SessionView {
+    static func view(_ session: SessionStore.Session, current: UUID?) -> SessionView {
         SessionView(
             id: session.id, method: session.method, createdAt: session.createdAt, lastUsedAt: session.lastUsedAt,
             current: session.id == current, revokedAt: session.revokedAt, revokedReason: session.revokedReason

@@ -77,7 +77,7 @@ public func buildApplication(
     assets.addRoutes(to: router)
     let landing = LandingPages(database: database, links: links, domains: domains, notices: safetySettings)
     LandingController(pages: landing, html: html).addRoutes(to: router)
-    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, html: html, keyRing: keyRing)
+    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, html: html, keyRing: keyRing)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]
@@ -107,7 +107,7 @@ public func buildApplication(
 /// `/operator/v1`, the operator API (docs/api.md), and `/console`, its pages: sign-in is open; everything else needs an
 /// operator session, and the routes under `tenants/:tenant` a tenant the operator works in.
 private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: Config, database: Database, tenants: TenantStore,
-                               html: HTMLPages, keyRing: KeyRing) async throws {
+                               accounts: AccountService, html: HTMLPages, keyRing: KeyRing) async throws {
     let sessions = try await OperatorSessions.make(
         database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost), policy: config.operatorSessions
     )
@@ -119,7 +119,8 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     let audit = AuditLog(logger: database.logger)
     BillingController(plans: PlanStore(database: database), appStore: AppStoreSettingsStore(database: database), audit: audit)
         .addRoutes(to: tenant)
-    CostsController(reports: CostReports(database: database)).addRoutes(to: tenant)
+    let costs = CostReports(database: database)
+    CostsController(reports: costs).addRoutes(to: tenant)
 
     let pages = ConsolePages(html: html, security: ConsoleSecurity(keyRing: keyRing, sessionLifetime: config.operatorSessions.lifetime))
     let console = router.group("console").add(middleware: ConsoleErrorMiddleware(pages: pages))
@@ -128,6 +129,8 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     ConsoleSessionController(sessions: sessions, pages: pages).addRoutes(open: console, signedIn: consoleSignedIn)
     ConsoleController(tenants: tenants, audit: audit, client: database.client, pages: pages).addRoutes(signedIn: consoleSignedIn, tenant: consoleTenant)
     ConsoleBillingController(database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
+    ConsoleCostsController(reports: costs, pages: pages).addRoutes(to: consoleTenant)
+    ConsoleUsersController(accounts: accounts, database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
 }
 
 extension SafetySettings: PageNotices {

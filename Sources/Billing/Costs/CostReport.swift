@@ -11,6 +11,11 @@ public struct CostReport: ResponseEncodable, Sendable {
         public let users: Int
         public let inputTokens: Int64
         public let outputTokens: Int64
+
+        /// A day with no usage.
+        public static func empty(_ day: String) -> Day {
+            Day(day: day, costMicros: 0, turns: 0, users: 0, inputTokens: 0, outputTokens: 0)
+        }
     }
 
     public struct Model: Codable, Sendable, Equatable {

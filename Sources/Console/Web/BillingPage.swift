@@ -66,7 +66,7 @@ struct BillingPage {
             roots: appStore.map { $0.rootCertificates.isEmpty ? "Apple Root CA - G3" : "\($0.rootCertificates.count) of the tenant's own" } ?? "—"
         )
         self.limited = limited.map {
-            LimitedRow(limit: $0.limit, subject: $0.subject, used: $0.used, quota: $0.quota, resetsIn: Self.duration($0.resetSeconds))
+            LimitedRow(limit: $0.limit, subject: $0.subject, used: $0.used, quota: $0.quota, resetsIn: ConsoleFormat.duration($0.resetSeconds))
         }
     }
 
@@ -77,14 +77,6 @@ struct BillingPage {
         case "limits": "The tenant's limits are saved."
         case "plan": "The plan is saved. It applies to the next request on every server."
         default: nil
-        }
-    }
-
-    static func duration(_ seconds: Int) -> String {
-        switch seconds {
-        case ..<60: "\(seconds) s"
-        case ..<3600: "\(seconds / 60) min"
-        default: "\(seconds / 3600) h \(seconds % 3600 / 60) min"
         }
     }
 }

@@ -73,9 +73,23 @@ enum ConsoleFormat {
             .timeSeparator(.colon).dateTimeSeparator(.space))
     }
 
+    /// Seconds until a limit resets, e.g. "3 min".
+    static func duration(_ seconds: Int) -> String {
+        switch seconds {
+        case ..<60: "\(seconds) s"
+        case ..<3600: "\(seconds / 60) min"
+        default: "\(seconds / 3600) h \(seconds % 3600 / 60) min"
+        }
+    }
+
     /// Micro-dollars as dollars, e.g. 2000000 → "2.00".
     static func dollars(_ micros: Int64) -> String {
         String(format: "%.2f", Double(micros) / 1_000_000)
+    }
+
+    /// Micro-dollars to the micro-dollar, for one usage record, e.g. 1234 → "0.001234".
+    static func preciseDollars(_ micros: Int64) -> String {
+        String(format: "%.6f", Double(micros) / 1_000_000)
     }
 
     /// Dollars typed in a form as micro-dollars; `nil` when it is not a non-negative amount.

@@ -6,7 +6,10 @@ import Hummingbird
 /// view models (Mustache escapes every value), with the same strict security headers as the public pages and no
 /// scripts at all.
 public struct ConsolePages: Sendable {
-    public static let templates = ["console-layout", "console/sign-in", "console/home", "console/billing", "console/audit", "console/error"]
+    public static let templates = [
+        "console-layout", "console-chart", "console/sign-in", "console/home", "console/billing", "console/costs", "console/users",
+        "console/user", "console/audit", "console/error",
+    ]
     public static let files = ["console.css"]
 
     let html: HTMLPages
@@ -26,7 +29,9 @@ public struct ConsolePages: Sendable {
         let session = context.operatorSession
         let tenant = context.tenant.map { tenant in
             Chrome.TenantNav(name: tenant.name, slug: tenant.slug, sections: [
+                .init(title: "Costs", path: "/console/tenants/\(tenant.slug)/costs"),
                 .init(title: "Rate limits and budgets", path: "/console/tenants/\(tenant.slug)/billing"),
+                .init(title: "Users", path: "/console/tenants/\(tenant.slug)/users"),
                 .init(title: "Audit log", path: "/console/tenants/\(tenant.slug)/audit"),
             ])
         }
