@@ -197,7 +197,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Accounts", "Billing", "HearthPlatform",
+                "Accounts", "Billing", "HearthPlatform", "Personas",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -77,7 +77,8 @@ public func buildApplication(
     assets.addRoutes(to: router)
     let landing = LandingPages(database: database, links: links, domains: domains, notices: safetySettings)
     LandingController(pages: landing, html: html).addRoutes(to: router)
-    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, html: html, keyRing: keyRing)
+    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, landing: landing,
+                                html: html, keyRing: keyRing)
     configureRouter?(router)
 
     var services: [any Service] = [postgres, providerHTTP]
@@ -107,7 +108,7 @@ public func buildApplication(
 /// `/operator/v1`, the operator API (docs/api.md), and `/console`, its pages: sign-in is open; everything else needs an
 /// operator session, and the routes under `tenants/:tenant` a tenant the operator works in.
 private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: Config, database: Database, tenants: TenantStore,
-                               accounts: AccountService, html: HTMLPages, keyRing: KeyRing) async throws {
+                               accounts: AccountService, landing: LandingPages, html: HTMLPages, keyRing: KeyRing) async throws {
     let sessions = try await OperatorSessions.make(
         database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost), policy: config.operatorSessions
     )
@@ -115,7 +116,8 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     let signedIn = open.group().add(middleware: OperatorAuthMiddleware(sessions: sessions))
     OperatorSessionController(sessions: sessions).addRoutes(open: open, signedIn: signedIn)
     let tenant = signedIn.group("tenants/:tenant").add(middleware: OperatorTenantMiddleware(tenants: tenants))
-    ModerationController(moderation: PersonaModeration(database: database)).addRoutes(to: tenant)
+    let moderation = PersonaModeration(database: database)
+    ModerationController(moderation: moderation).addRoutes(to: tenant)
     let audit = AuditLog(logger: database.logger)
     BillingController(plans: PlanStore(database: database), appStore: AppStoreSettingsStore(database: database), audit: audit)
         .addRoutes(to: tenant)
@@ -131,6 +133,7 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     ConsoleBillingController(database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
     ConsoleCostsController(reports: costs, pages: pages).addRoutes(to: consoleTenant)
     ConsoleUsersController(accounts: accounts, database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
+    ConsoleModerationController(moderation: moderation, landing: landing, html: html, pages: pages).addRoutes(to: consoleTenant)
 }
 
 extension SafetySettings: PageNotices {

@@ -133,13 +133,13 @@ func firstPersona(_ hearth: TestHearth, _ tenantID: UUID) async throws -> String
 }
 
 /// An operator to act as a moderator (the console issue signs them in; here they only need to exist).
-func makeModerator(_ hearth: TestHearth, tenantID: UUID) async throws -> PersonaModerator {
+func makeModerator(_ hearth: TestHearth, tenantID: UUID) async throws -> Operator {
     let id = UUID()
     let email = "mod-\(id.uuidString.prefix(8).lowercased())@example.com"
     _ = try await hearth.adminString(
         "INSERT INTO operators (id, email, password_hash, role, tenant_id) VALUES ('\(id)', '\(email)', 'x', 'moderator', '\(tenantID)') RETURNING id"
     )
-    return PersonaModerator(id: id, email: email)
+    return Operator(id: id, email: email, role: .moderator, tenantID: tenantID)
 }
 
 /// The bytes of a PNG's signature and IHDR chunk: all the avatar check reads.

@@ -8,7 +8,7 @@ import Hummingbird
 public struct ConsolePages: Sendable {
     public static let templates = [
         "console-layout", "console-chart", "console/sign-in", "console/home", "console/billing", "console/costs", "console/users",
-        "console/user", "console/audit", "console/error",
+        "console/user", "console/personas", "console/persona", "console/audit", "console/error",
     ]
     public static let files = ["console.css"]
 
@@ -20,8 +20,13 @@ public struct ConsolePages: Sendable {
         self.security = security
     }
 
-    func render(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok) -> Response {
-        html.response(template, view, status: status, headers: [.cacheControl: "no-store"])
+    /// `framesSelf`: the page frames one of the console's own (a persona's landing page preview).
+    func render(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok, framesSelf: Bool = false) -> Response {
+        var headers: HTTPFields = [.cacheControl: "no-store"]
+        if framesSelf, let policy = HTMLPages.securityHeaders[.contentSecurityPolicy] {
+            headers[.contentSecurityPolicy] = policy + "; frame-src 'self'"
+        }
+        return html.response(template, view, status: status, headers: headers)
     }
 
     /// The frame of a signed-in page: who is signed in, the sign-out form's CSRF token, the tenant's sections.
@@ -32,6 +37,7 @@ public struct ConsolePages: Sendable {
                 .init(title: "Costs", path: "/console/tenants/\(tenant.slug)/costs"),
                 .init(title: "Rate limits and budgets", path: "/console/tenants/\(tenant.slug)/billing"),
                 .init(title: "Users", path: "/console/tenants/\(tenant.slug)/users"),
+                .init(title: "Persona moderation", path: "/console/tenants/\(tenant.slug)/personas"),
                 .init(title: "Audit log", path: "/console/tenants/\(tenant.slug)/audit"),
             ])
         }

@@ -40,7 +40,8 @@ public struct HTMLPages: Sendable {
         }
         var fields = Self.securityHeaders
         fields[.contentType] = "text/html; charset=utf-8"
-        fields.append(contentsOf: headers)
+        // A page's own fields replace the defaults of the same name (a framed page relaxes `frame-ancestors`).
+        for name in Set(headers.map(\.name)) { fields[fields: name] = headers[fields: name] }
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

@@ -79,9 +79,8 @@ public struct ModerationController<Context: HearthRequestContextProtocol>: Senda
         try await moderation.reinstate(tenantID: context.requireTenant().id, id: Self.personaID(context), by: Self.moderator(context))
     }
 
-    static func moderator(_ context: Context) throws -> PersonaModerator {
-        let account = try context.requireOperator(.moderate)
-        return PersonaModerator(id: account.id, email: account.email)
+    static func moderator(_ context: Context) throws -> Operator {
+        try context.requireOperator(.moderate)
     }
 
     static func personaID(_ context: Context) throws -> UUID {

@@ -96,6 +96,22 @@ public struct LandingPages: Sendable {
         return Array(try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 
+    /// The page a persona's working copy would get once approved, for the moderator (the console shows it framed
+    /// beside the review): the same template and view as `/p/{slug}`, with the tenant's app and disclaimer. No
+    /// avatar (it is served only for live links) and no click counted; `nil` when the tenant has no such persona.
+    public func draftPreview(tenantID: UUID, personaID: UUID, acceptLanguage: String?) async throws -> PersonaPage? {
+        let locale = CrisisResources.preferredLocale(acceptLanguage: acceptLanguage)
+        let read = try await database.withTenant(tenantID) { connection -> (PersonaCard, AppLinksStore.App, Int64?, Disclaimer)? in
+            guard let persona = try await PersonaStore(logger: database.logger).find(personaID, on: connection) else { return nil }
+            return (PersonaCard(id: persona.id, content: persona.draft, hasAvatar: false), try await links.appLinks.app(tenantID: tenantID, on: connection),
+                    try await domains.stamp(on: connection), try await notices.disclaimer(locale: locale, on: connection))
+        }
+        guard let (card, app, stamp, disclaimer) = read else { return nil }
+        let domainName = try await domainName(card, tenantID: tenantID, stamp: stamp)
+        return PersonaPage(slug: "preview", card: card, domainName: domainName, app: app, baseURL: links.baseURL(app.links),
+                           disclaimer: disclaimer, previewVersion: "draft")
+    }
+
     // MARK: Helpers
 
     /// Runs `body` in a transaction of the tenant of `slug` with what the slug leads to; `nil` when no tenant has

@@ -4,14 +4,17 @@ import PostgresNIO
 
 /// What moderators do with personas (FR46): read the queue with the screening's reasons, approve, reject with a
 /// reason, suspend a live persona and reinstate it. Every action is written to the persona's history
-/// (`persona_reviews`) with the operator who took it. The console (issue 8) and the operator API call this.
+/// (`persona_reviews`) with the operator who took it, and to the audit log in the same transaction. The console
+/// and the operator API call this.
 public struct PersonaModeration: Sendable {
     let database: Database
     let store: PersonaStore
+    let audit: AuditLog
 
     public init(database: Database) {
         self.database = database
         self.store = PersonaStore(logger: database.logger)
+        self.audit = AuditLog(logger: database.logger)
     }
 
     /// Submitted personas, oldest first.
@@ -28,25 +31,25 @@ public struct PersonaModeration: Sendable {
     }
 
     /// Publishes the submitted revision the moderator read (`revision`): a newer one is a 409.
-    public func approve(tenantID: UUID, id: UUID, revision: Int, by moderator: PersonaModerator) async throws -> PersonaView {
-        try await act(tenantID: tenantID, id: id, by: moderator, action: .approved) { persona in
+    public func approve(tenantID: UUID, id: UUID, revision: Int, by author: Operator) async throws -> PersonaView {
+        try await act(tenantID: tenantID, id: id, by: author, action: .approved) { persona in
             try Self.require(persona, status: .submitted, revision: revision)
             return (.approve(nil), nil)
         }
     }
 
-    public func reject(tenantID: UUID, id: UUID, revision: Int, note: String, by moderator: PersonaModerator) async throws -> PersonaView {
+    public func reject(tenantID: UUID, id: UUID, revision: Int, note: String, by author: Operator) async throws -> PersonaView {
         let note = try Self.validNote(note)
-        return try await act(tenantID: tenantID, id: id, by: moderator, action: .rejected) { persona in
+        return try await act(tenantID: tenantID, id: id, by: author, action: .rejected) { persona in
             try Self.require(persona, status: .submitted, revision: revision)
             return (.reject(note: note), note)
         }
     }
 
     /// Takes a persona down, whatever its review state: its page and links stop working until it is reinstated.
-    public func suspend(tenantID: UUID, id: UUID, note: String, by moderator: PersonaModerator) async throws -> PersonaView {
+    public func suspend(tenantID: UUID, id: UUID, note: String, by author: Operator) async throws -> PersonaView {
         let note = try Self.validNote(note)
-        return try await act(tenantID: tenantID, id: id, by: moderator, action: .suspended) { persona in
+        return try await act(tenantID: tenantID, id: id, by: author, action: .suspended) { persona in
             guard persona.status != .suspended else { throw APIError.conflict("already_suspended", "This persona is already suspended.") }
             return (.suspend(note: note), note)
         }
@@ -54,21 +57,23 @@ public struct PersonaModeration: Sendable {
 
     /// Lifts a suspension: the published copy is live again; an edit that was waiting goes back to its creator as
     /// a draft.
-    public func reinstate(tenantID: UUID, id: UUID, by moderator: PersonaModerator) async throws -> PersonaView {
-        try await act(tenantID: tenantID, id: id, by: moderator, action: .reinstated) { persona in
+    public func reinstate(tenantID: UUID, id: UUID, by author: Operator) async throws -> PersonaView {
+        try await act(tenantID: tenantID, id: id, by: author, action: .reinstated) { persona in
             guard persona.status == .suspended else { throw APIError.conflict("not_suspended", "This persona is not suspended.") }
             return (.reinstate, nil)
         }
     }
 
-    private func act(tenantID: UUID, id: UUID, by moderator: PersonaModerator, action: PersonaReview.Action,
+    private func act(tenantID: UUID, id: UUID, by author: Operator, action: PersonaReview.Action,
                      _ decide: (PersonaView) throws -> (PersonaStore.Transition, String?)) async throws -> PersonaView {
         try await database.withTenant(tenantID) { connection in
             guard let persona = try await store.find(id, forUpdate: true, on: connection) else { throw Personas.notFound }
             let (transition, note) = try decide(persona)
             let changed = try await store.apply(transition, to: id, on: connection)
-            try await store.record(.init(action: action, actor: .operator, moderator: moderator, note: note), personaID: id,
-                                   tenantID: tenantID, revision: persona.revision, on: connection)
+            try await store.record(.init(action: action, actor: .operator, moderator: PersonaModerator(id: author.id, email: author.email), note: note),
+                                   personaID: id, tenantID: tenantID, revision: persona.revision, on: connection)
+            try await audit.record("persona.\(action.rawValue)", detail: "persona \(id.uuidString.lowercased()) revision \(persona.revision)"
+                                       + (note.map { ": " + $0 } ?? ""), by: author, tenantID: tenantID, on: connection)
             return changed
         }
     }
