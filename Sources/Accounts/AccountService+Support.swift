@@ -13,12 +13,16 @@ extension AccountService {
         }
     }
 
+    /// Whether the tenant has this person.
+    public func exists(tenant: Tenant, userID: UUID) async throws -> Bool {
+        try await database.withTenant(tenant.id) { connection in try await users.account(userID, on: connection) != nil }
+    }
+
     /// The account and its sessions; `nil` when the tenant has no such person.
     public func support(tenant: Tenant, userID: UUID) async throws -> (account: AccountView, sessions: [SessionView])? {
         try await database.withTenant(tenant.id) { connection in
-            guard try await users.account(userID, on: connection) != nil else { return nil }
-            return (try await view(of: userID, on: connection),
-                    try await sessions.list(userID: userID, on: connection).map { Self.view($0, current: nil) })
+            guard let account = try await existingView(of: userID, on: connection) else { return nil }
+            return (account, try await sessions.list(userID: userID, on: connection).map { Self.view($0, current: nil) })
         }
     }
 

@@ -162,7 +162,7 @@ public struct AccountService: Sendable {
             throw APIError.unauthorized("refresh_token_reused",
                                         "This refresh token was already used, so the session has been signed out for safety. Sign in again.")
         case .revoked:
-            throw APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.")
+            throw APIError.sessionRevoked
         case .expired:
             throw APIError.unauthorized("refresh_token_expired", "This session has expired. Sign in again.")
         case .unknown:
@@ -180,7 +180,7 @@ public struct AccountService: Sendable {
             throw APIError.unauthorized("access_token_invalid", "The access token is invalid or has expired. Refresh it.")
         }
         guard let limit = try await sessions.admit(verified.sessionID, userID: verified.userID, tenantID: tenant.id, on: database.client) else {
-            throw APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.")
+            throw APIError.sessionRevoked
         }
         if limit.exceeded { throw limit.refusal }
         return (Identity(userID: verified.userID, sessionID: verified.sessionID), limit)
@@ -259,9 +259,13 @@ public struct AccountService: Sendable {
     }
 
     func view(of userID: UUID, on connection: PostgresConnection) async throws -> AccountView {
-        guard let account = try await users.account(userID, on: connection) else {
-            throw APIError.notFound("This account no longer exists.")
-        }
+        guard let view = try await existingView(of: userID, on: connection) else { throw APIError.notFound("This account no longer exists.") }
+        return view
+    }
+
+    /// `nil` when the tenant has no such user.
+    func existingView(of userID: UUID, on connection: PostgresConnection) async throws -> AccountView? {
+        guard let account = try await users.account(userID, on: connection) else { return nil }
         var email: String?
         if let ciphertext = account.emailCiphertext, let key = try await users.dataKey(of: userID, on: connection) {
             email = try FieldCipher.open(ciphertext, key: key, context: UserStore.emailContext(userID))

@@ -133,7 +133,7 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     ConsoleBillingController(database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
     ConsoleCostsController(reports: costs, pages: pages).addRoutes(to: consoleTenant)
     ConsoleUsersController(accounts: accounts, database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
-    ConsoleModerationController(moderation: moderation, landing: landing, html: html, pages: pages).addRoutes(to: consoleTenant)
+    ConsoleModerationController(moderation: moderation, landing: landing, pages: pages).addRoutes(to: consoleTenant)
 }
 
 extension SafetySettings: PageNotices {

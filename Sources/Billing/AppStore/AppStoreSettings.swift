@@ -69,7 +69,10 @@ public struct AppStoreSettings: Codable, Sendable, Equatable {
     public static func certificates(fromPEM text: String) throws -> [Data] {
         guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return [] }
         do {
-            return try PEMDocument.parseMultiple(pemString: text).map { Data(try Certificate(pemDocument: $0).derBytes) }
+            return try PEMDocument.parseMultiple(pemString: text).map { document in
+                _ = try Certificate(pemDocument: document)
+                return Data(document.derBytes)
+            }
         } catch {
             throw APIError.validation("The root certificates must be PEM certificates (-----BEGIN CERTIFICATE-----).")
         }
@@ -83,19 +86,11 @@ public struct AppStoreSettings: Codable, Sendable, Equatable {
     /// A root certificate from a file's bytes: DER (Apple's `.cer` downloads) or PEM.
     public static func certificate(fromFile bytes: Data) throws -> Data {
         if let text = String(data: bytes, encoding: .utf8), text.contains("-----BEGIN CERTIFICATE-----") {
-            return Data(try Certificate(pemEncoded: text).derBytes)
+            let document = try PEMDocument(pemString: text)
+            _ = try Certificate(pemDocument: document)
+            return Data(document.derBytes)
         }
         _ = try Certificate(derEncoded: Array(bytes))
         return bytes
-    }
-}
-
-extension Certificate {
-    var derBytes: [UInt8] {
-        get throws {
-            var serializer = DER.Serializer()
-            try serializer.serialize(self)
-            return serializer.serializedBytes
-        }
     }
 }

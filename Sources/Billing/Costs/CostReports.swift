@@ -18,6 +18,13 @@ public struct CostReports: Sendable {
 
     private var logger: Logger { database.logger }
 
+    /// The period a report covers, from a request's `days` query: 30 when absent, else 1 to 366.
+    public static func days(query: String?) throws -> Int {
+        guard let query else { return 30 }
+        guard let days = Int(query), (1...366).contains(days) else { throw APIError.validation("days must be between 1 and 366.") }
+        return days
+    }
+
     public func report(tenantID: UUID, days: Int, topUsers: Int = 10) async throws -> CostReport {
         try await database.withTenant(tenantID) { connection in
             let settings = try await plans.settings(on: connection)

@@ -20,8 +20,7 @@ public struct Admission: Sendable, Decodable, Equatable {
     let quota: Int64?
     let window: Int?
     let reset: Int?
-    /// Admitted: the person's plan, and the model to answer with when nearing the budget.
-    public let plan: String?
+    /// Admitted: the model to answer with when nearing the budget.
     let economy: String?
 
     public init(json: String) throws {

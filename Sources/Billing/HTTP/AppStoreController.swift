@@ -39,7 +39,7 @@ public struct AppStoreController<Context: HearthRequestContextProtocol>: Sendabl
 
     @Sendable func receive(_ request: Request, context: Context) async throws -> Received {
         let slug = try context.parameters.require("tenant")
-        guard Tenant.isValidSlug(slug), let tenant = try await tenants.find(slug: slug) else {
+        guard let tenant = try await tenants.find(slug: slug) else {
             throw APIError.notFound("No such tenant.")
         }
         let body = try await request.decode(as: NotificationBody.self, context: context)
@@ -63,7 +63,7 @@ public struct AppStoreController<Context: HearthRequestContextProtocol>: Sendabl
             throw APIError(.unprocessableContent, code: "signed_data_invalid", message: "The signed App Store data did not verify: \(error.description)")
         }
         guard let view else {
-            throw APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.")
+            throw APIError.sessionRevoked
         }
         return view
     }

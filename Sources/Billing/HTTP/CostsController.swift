@@ -18,19 +18,13 @@ public struct CostsController<Context: HearthRequestContextProtocol>: Sendable {
 
     @Sendable func costs(_ request: Request, context: Context) async throws -> CostReport {
         _ = try context.requireOperator(.view)
-        let days: Int
-        switch request.uri.queryParameters.get("days") {
-        case nil: days = 30
-        case let text?:
-            guard let value = Int(text), (1...366).contains(value) else { throw APIError.validation("days must be between 1 and 366.") }
-            days = value
-        }
+        let days = try CostReports.days(query: request.uri.queryParameters.get("days"))
         return try await reports.report(tenantID: context.requireTenant().id, days: days)
     }
 
     @Sendable func usage(_ request: Request, context: Context) async throws -> UserUsage {
         _ = try context.requireOperator(.view)
-        guard let userID = context.parameters.get("userID").flatMap(UUID.init(uuidString:)) else {
+        guard let userID = context.parameters.get("userID", as: UUID.self) else {
             throw APIError.notFound("No such user.")
         }
         guard let usage = try await reports.usage(tenantID: context.requireTenant().id, userID: userID) else {

@@ -18,7 +18,7 @@ public struct SubscriptionController<Context: HearthRequestContextProtocol>: Sen
     @Sendable func show(_ request: Request, context: Context) async throws -> SubscriptionView {
         // A signed-in person whose account is gone has no live session either; answered like one.
         guard let view = try await subscriptions.view(tenantID: context.requireTenant().id, userID: context.requireIdentity().userID) else {
-            throw APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.")
+            throw APIError.sessionRevoked
         }
         return view
     }

@@ -42,7 +42,7 @@ public struct OperatorTenantMiddleware<Context: HearthRequestContextProtocol>: R
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let slug = context.parameters.get("tenant") ?? ""
         let account = try context.requireOperatorSession().account
-        guard Tenant.isValidSlug(slug), let tenant = try await tenants.find(slug: slug), account.may(.view, in: tenant.id) else {
+        guard let tenant = try await tenants.find(slug: slug), account.may(.view, in: tenant.id) else {
             throw APIError(.notFound, code: "tenant_not_found", message: "No tenant '\(slug)' that you work in.")
         }
         var context = context

@@ -43,8 +43,6 @@ public struct ConsoleCostsController<Context: HearthRequestContextProtocol>: Sen
         let activeUsers: Int
         let costPerUser: String
         let target: String
-        /// "good" or "bad": the cost per active person against the target.
-        let standing: String
         let overTarget: Bool
         let chart: BarChart
         let dayRows: [DayRow]
@@ -69,7 +67,7 @@ public struct ConsoleCostsController<Context: HearthRequestContextProtocol>: Sen
 
     @Sendable func show(_ request: Request, context: Context) async throws -> Response {
         _ = try context.requireOperator(.view)
-        let days = try Self.days(request)
+        let days = try CostReports.days(query: request.uri.queryParameters.get("days"))
         let report = try await reports.report(tenantID: context.requireTenant().id, days: days)
         let series = Self.everyDay(report.days, last: days)
         let page = CostsPage(
@@ -77,7 +75,7 @@ public struct ConsoleCostsController<Context: HearthRequestContextProtocol>: Sen
             days: days, choices: Self.dayChoices.map { .init(days: $0, selected: $0 == days) },
             month: String(report.month.month.prefix(7)), monthCost: ConsoleFormat.dollars(report.month.costMicros),
             activeUsers: report.month.activeUsers, costPerUser: ConsoleFormat.dollars(report.month.costPerUserMicros),
-            target: ConsoleFormat.dollars(report.month.targetCostMicros), standing: report.month.overTarget ? "bad" : "good",
+            target: ConsoleFormat.dollars(report.month.targetCostMicros),
             overTarget: report.month.overTarget,
             chart: BarChart(label: "Cost per day, the last \(days) days",
                             points: series.map { ($0.day, Double($0.costMicros), "$" + ConsoleFormat.dollars($0.costMicros)) }),
@@ -96,7 +94,7 @@ public struct ConsoleCostsController<Context: HearthRequestContextProtocol>: Sen
     /// The per-day table as CSV (RFC 4180), oldest first, a row for every day.
     @Sendable func csv(_ request: Request, context: Context) async throws -> Response {
         _ = try context.requireOperator(.view)
-        let days = try Self.days(request)
+        let days = try CostReports.days(query: request.uri.queryParameters.get("days"))
         let tenant = try context.requireTenant()
         let report = try await reports.report(tenantID: tenant.id, days: days)
         var text = "day,cost_usd,turns,active_users,input_tokens,output_tokens\r\n"
@@ -109,12 +107,6 @@ public struct ConsoleCostsController<Context: HearthRequestContextProtocol>: Sen
                       .contentDisposition: "attachment; filename=\"\(tenant.slug)-costs-\(days)d.csv\""],
             body: .init(byteBuffer: ByteBuffer(string: text))
         )
-    }
-
-    static func days(_ request: Request) throws -> Int {
-        guard let text = request.uri.queryParameters.get("days") else { return 30 }
-        guard let days = Int(text), (1...366).contains(days) else { throw APIError.validation("days must be between 1 and 366.") }
-        return days
     }
 
     /// The report's days (newest first, only days with usage) as every one of the last `count` days, oldest first.

@@ -52,7 +52,6 @@ public struct ConsoleModerationController<Context: HearthRequestContextProtocol>
         let reviewNote: String?
         let canDecide: Bool
         let inQueue: Bool
-        let suspendable: Bool
         let suspended: Bool
         let history: [HistoryRow]
     }
@@ -64,13 +63,11 @@ public struct ConsoleModerationController<Context: HearthRequestContextProtocol>
 
     let moderation: PersonaModeration
     let landing: LandingPages
-    let html: HTMLPages
     let pages: ConsolePages
 
-    public init(moderation: PersonaModeration, landing: LandingPages, html: HTMLPages, pages: ConsolePages) {
+    public init(moderation: PersonaModeration, landing: LandingPages, pages: ConsolePages) {
         self.moderation = moderation
         self.landing = landing
-        self.html = html
         self.pages = pages
     }
 
@@ -104,9 +101,7 @@ public struct ConsoleModerationController<Context: HearthRequestContextProtocol>
                                                         acceptLanguage: request.headers[.acceptLanguage]) else {
             throw APIError.notFound("No such persona.")
         }
-        var csp = HTMLPages.securityHeaders[.contentSecurityPolicy] ?? ""
-        csp = csp.replacingOccurrences(of: "frame-ancestors 'none'", with: "frame-ancestors 'self'")
-        return html.response("landing/persona", page, headers: [.contentSecurityPolicy: csp, .cacheControl: "no-store"])
+        return pages.render("landing/persona", page, framing: .framedBySelf)
     }
 
     @Sendable func decide(_ request: Request, context: Context) async throws -> Response {
@@ -151,17 +146,17 @@ public struct ConsoleModerationController<Context: HearthRequestContextProtocol>
                 .init(name: field.name, text: field.text, reasons: reasons.filter { $0.field == field.name }.map(\.description))
             },
             reviewNote: persona.reviewNote, canDecide: account.may(.moderate, in: tenant.id), inQueue: persona.status == .submitted,
-            suspendable: persona.status != .suspended, suspended: persona.status == .suspended,
+            suspended: persona.status == .suspended,
             history: history.reversed().map {
                 .init(at: ConsoleFormat.timestamp($0.at), revision: $0.revision, action: $0.action.rawValue,
                       who: $0.operatorEmail ?? $0.actor.rawValue, note: $0.note)
             }
         )
-        return pages.render("console/persona", view, status: status, framesSelf: true)
+        return pages.render("console/persona", view, status: status, framing: .framesSelf)
     }
 
     static func personaID(_ context: Context) throws -> UUID {
-        guard let id = context.parameters.get("personaID").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("No such persona.") }
+        guard let id = context.parameters.get("personaID", as: UUID.self) else { throw APIError.notFound("No such persona.") }
         return id
     }
 

@@ -20,13 +20,8 @@ public struct ConsolePages: Sendable {
         self.security = security
     }
 
-    /// `framesSelf`: the page frames one of the console's own (a persona's landing page preview).
-    func render(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok, framesSelf: Bool = false) -> Response {
-        var headers: HTTPFields = [.cacheControl: "no-store"]
-        if framesSelf, let policy = HTMLPages.securityHeaders[.contentSecurityPolicy] {
-            headers[.contentSecurityPolicy] = policy + "; frame-src 'self'"
-        }
-        return html.response(template, view, status: status, headers: headers)
+    func render(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok, framing: HTMLPages.Framing = .forbidden) -> Response {
+        html.response(template, view, status: status, headers: [.cacheControl: "no-store"], framing: framing)
     }
 
     /// The frame of a signed-in page: who is signed in, the sign-out form's CSRF token, the tenant's sections.

@@ -105,7 +105,7 @@ public struct ConsoleUsersController<Context: HearthRequestContextProtocol>: Sen
         if !query.isEmpty {
             let found: UUID?
             if let id = UUID(uuidString: query) {
-                found = try await accounts.support(tenant: tenant, userID: id) == nil ? nil : id
+                found = try await accounts.exists(tenant: tenant, userID: id) ? id : nil
             } else if query.contains("@") {
                 found = try await accounts.find(tenant: tenant, email: query)
             } else {
@@ -126,7 +126,9 @@ public struct ConsoleUsersController<Context: HearthRequestContextProtocol>: Sen
         guard let (account, sessions) = try await accounts.support(tenant: tenant, userID: userID),
               let usage = try await reports.usage(tenantID: tenant.id, userID: userID, records: 50)
         else { throw APIError.notFound("No such user.") }
-        let windows = try await RequestWindow.read(tenantID: tenant.id, userID: userID, database: database)
+        let windows = try await database.withTenant(tenant.id) { connection in
+            try await RateLimit.openWindows(subject: userID.uuidString.lowercased(), on: connection, logger: database.logger)
+        }
         let subscription = usage.subscription
         let page = UserPage(
             chrome: pages.chrome(context, title: "User " + userID.uuidString.lowercased().prefix(8)),
@@ -144,7 +146,7 @@ public struct ConsoleUsersController<Context: HearthRequestContextProtocol>: Sen
             trial: subscription.trial.map(Self.trial),
             tokensToday: subscription.limits.tokensUsedToday, tokensPerDay: subscription.limits.tokensPerDay,
             requestsPerMinute: subscription.limits.requestsPerMinute, concurrentStreams: subscription.limits.concurrentStreams,
-            windows: windows.map { .init(limit: $0.limit, used: $0.used, quota: $0.quota, resetsIn: ConsoleFormat.duration($0.resetSeconds)) },
+            windows: windows.map { .init(limit: $0.name, used: $0.used, quota: $0.quota, resetsIn: ConsoleFormat.duration($0.reset)) },
             monthCost: ConsoleFormat.dollars(usage.monthCostMicros),
             days: usage.days.map { .init(day: $0.day, cost: ConsoleFormat.dollars($0.costMicros), turns: $0.turns, tokens: $0.inputTokens + $0.outputTokens) },
             records: usage.records.map {
@@ -170,7 +172,7 @@ public struct ConsoleUsersController<Context: HearthRequestContextProtocol>: Sen
     }
 
     static func userID(_ context: Context) throws -> UUID {
-        guard let id = context.parameters.get("userID").flatMap(UUID.init(uuidString:)) else { throw APIError.notFound("No such user.") }
+        guard let id = context.parameters.get("userID", as: UUID.self) else { throw APIError.notFound("No such user.") }
         return id
     }
 

@@ -43,6 +43,9 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         APIError(.tooManyRequests, code: code, message: message, headers: [.retryAfter: String(max(1, seconds))])
     }
 
+    /// The access token is valid but its session has ended (signed out, revoked, or the account deleted).
+    public static let sessionRevoked = APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.")
+
     public static let operatorSignInRequired = APIError.unauthorized(
         "authentication_required", "Sign in as an operator: Authorization: Bearer <token>."
     )

@@ -26,22 +26,39 @@ public struct HTMLPages: Sendable {
         return HTMLPages(library: library)
     }
 
-    public static let securityHeaders: HTTPFields = [
-        .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-        .xContentTypeOptions: "nosniff",
-        HTTPField.Name("Referrer-Policy")!: "strict-origin-when-cross-origin",
-    ]
+    /// Who may frame a page and what it may frame. Pages forbid both, except the console's persona page, which
+    /// frames that persona's landing page preview, itself framed by the console alone.
+    public enum Framing: Sendable {
+        case forbidden
+        /// The page frames pages of this origin.
+        case framesSelf
+        /// Pages of this origin may frame this one.
+        case framedBySelf
+    }
+
+    static func contentSecurityPolicy(_ framing: Framing) -> String {
+        let policy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'"
+        return switch framing {
+        case .forbidden: policy + "; frame-ancestors 'none'"
+        case .framesSelf: policy + "; frame-src 'self'; frame-ancestors 'none'"
+        case .framedBySelf: policy + "; frame-ancestors 'self'"
+        }
+    }
 
     /// The page `template` filled from `view`, as an HTML response.
-    public func response(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    public func response(_ template: String, _ view: Any, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:],
+                         framing: Framing = .forbidden) -> Response {
         guard let html = library.render(view, withTemplate: template) else {
             // Checked at startup; only a template removed while running gets here.
             return Response(status: .internalServerError)
         }
-        var fields = Self.securityHeaders
-        fields[.contentType] = "text/html; charset=utf-8"
-        // A page's own fields replace the defaults of the same name (a framed page relaxes `frame-ancestors`).
-        for name in Set(headers.map(\.name)) { fields[fields: name] = headers[fields: name] }
+        var fields: HTTPFields = [
+            .contentSecurityPolicy: Self.contentSecurityPolicy(framing),
+            .xContentTypeOptions: "nosniff",
+            HTTPField.Name("Referrer-Policy")!: "strict-origin-when-cross-origin",
+            .contentType: "text/html; charset=utf-8",
+        ]
+        fields.append(contentsOf: headers)
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }

@@ -107,8 +107,10 @@ public struct TenantStore: Sendable {
         return tenants
     }
 
+    /// `nil` for a slug no tenant has, or one that could not be a slug (from a URL: not worth a query).
     public func find(slug: String) async throws -> Tenant? {
-        try await database.withPlatformTransaction { connection in
+        guard Tenant.isValidSlug(slug) else { return nil }
+        return try await database.withPlatformTransaction { connection in
             try await Self.find(slug: slug, on: connection, logger: database.logger)
         }
     }

@@ -44,25 +44,31 @@ public struct LandingPages: Sendable {
             case .unavailable: return .gone(.withdrawn(try await links.appLinks.app(tenantID: tenantID, on: connection)))
             case .live(let link, let card, let revision):
                 if countClick { try await links.store.countClick(link.id, on: connection) }
-                return .live(card, revision: revision, app: try await links.appLinks.app(tenantID: tenantID, on: connection),
-                             stamp: try await domains.stamp(on: connection), disclaimer: try await notices.disclaimer(locale: locale, on: connection))
+                return .live(card, revision: revision, try await surroundings(tenantID: tenantID, locale: locale, on: connection))
             }
         }
         switch read {
         case nil: return .unavailable(.notFound)
         case .gone(let page): return .unavailable(page)
-        case .live(let card, let revision, let app, let stamp, let disclaimer):
-            let domainName = try await domainName(card, tenantID: app.tenantID, stamp: stamp)
-            return .persona(PersonaPage(slug: slug, card: card, domainName: domainName, app: app, baseURL: links.baseURL(app.links),
-                                        disclaimer: disclaimer,
-                                        previewVersion: Self.previewVersion(card: card, revision: revision, domainName: domainName, app: app)))
+        case .live(let card, let revision, let surroundings):
+            return .persona(try await personaPage(slug: slug, card: card, surroundings) { domainName in
+                Self.previewVersion(card: card, revision: revision, domainName: domainName, app: surroundings.app)
+            })
         }
     }
 
     /// What a page's transaction read.
     private enum PageRead: Sendable {
         case gone(UnavailablePage)
-        case live(PersonaCard, revision: Int, app: AppLinksStore.App, stamp: Int64?, disclaimer: Disclaimer)
+        case live(PersonaCard, revision: Int, Surroundings)
+    }
+
+    /// What a persona page shows beside the persona, read in the page's transaction.
+    private struct Surroundings: Sendable {
+        let app: AppLinksStore.App
+        /// The domain catalog's stamp, to name the persona's domain.
+        let stamp: Int64?
+        let disclaimer: Disclaimer
     }
 
     /// The social preview image of a live link's persona (drawn when asked: `png()`), with an ETag that changes when
@@ -101,15 +107,13 @@ public struct LandingPages: Sendable {
     /// avatar (it is served only for live links) and no click counted; `nil` when the tenant has no such persona.
     public func draftPreview(tenantID: UUID, personaID: UUID, acceptLanguage: String?) async throws -> PersonaPage? {
         let locale = CrisisResources.preferredLocale(acceptLanguage: acceptLanguage)
-        let read = try await database.withTenant(tenantID) { connection -> (PersonaCard, AppLinksStore.App, Int64?, Disclaimer)? in
-            guard let persona = try await PersonaStore(logger: database.logger).find(personaID, on: connection) else { return nil }
-            return (PersonaCard(id: persona.id, content: persona.draft, hasAvatar: false), try await links.appLinks.app(tenantID: tenantID, on: connection),
-                    try await domains.stamp(on: connection), try await notices.disclaimer(locale: locale, on: connection))
+        let read = try await database.withTenant(tenantID) { connection -> (PersonaCard, Surroundings)? in
+            guard let persona = try await links.personas.find(personaID, on: connection) else { return nil }
+            return (PersonaCard(id: persona.id, content: persona.draft, hasAvatar: false),
+                    try await surroundings(tenantID: tenantID, locale: locale, on: connection))
         }
-        guard let (card, app, stamp, disclaimer) = read else { return nil }
-        let domainName = try await domainName(card, tenantID: tenantID, stamp: stamp)
-        return PersonaPage(slug: "preview", card: card, domainName: domainName, app: app, baseURL: links.baseURL(app.links),
-                           disclaimer: disclaimer, previewVersion: "draft")
+        guard let (card, surroundings) = read else { return nil }
+        return try await personaPage(slug: "preview", card: card, surroundings) { _ in "draft" }
     }
 
     // MARK: Helpers
@@ -137,6 +141,19 @@ public struct LandingPages: Sendable {
             return tenantID
         }
         return nil
+    }
+
+    private func surroundings(tenantID: UUID, locale: String?, on connection: PostgresConnection) async throws -> Surroundings {
+        Surroundings(app: try await links.appLinks.app(tenantID: tenantID, on: connection), stamp: try await domains.stamp(on: connection),
+                     disclaimer: try await notices.disclaimer(locale: locale, on: connection))
+    }
+
+    /// The page of `card`; `previewVersion` names its preview image from the domain's name.
+    private func personaPage(slug: String, card: PersonaCard, _ surroundings: Surroundings,
+                             previewVersion: (String) -> String) async throws -> PersonaPage {
+        let domainName = try await domainName(card, tenantID: surroundings.app.tenantID, stamp: surroundings.stamp)
+        return PersonaPage(slug: slug, card: card, domainName: domainName, app: surroundings.app, baseURL: links.baseURL(surroundings.app.links),
+                           disclaimer: surroundings.disclaimer, previewVersion: previewVersion(domainName))
     }
 
     /// The domain as the tenant's catalog names it (the catalog cached while `stamp` is current).
