@@ -27,22 +27,7 @@ public struct CostReports: Sendable {
 
     public func report(tenantID: UUID, days: Int, topUsers: Int = 10) async throws -> CostReport {
         try await database.withTenant(tenantID) { connection in
-            let settings = try await plans.settings(on: connection)
-            let monthRows = try await connection.query(
-                """
-                SELECT to_char(date_trunc('month', now() AT TIME ZONE 'UTC'), 'YYYY-MM-DD'),
-                       coalesce(sum(cost_micros), 0)::bigint, count(DISTINCT user_id)::int
-                FROM usage_daily WHERE day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date
-                """,
-                logger: logger
-            )
-            var month = CostReport.Month(month: "", costMicros: 0, activeUsers: 0, costPerUserMicros: 0,
-                                         targetCostMicros: settings.targetCostMicros, overTarget: false)
-            for try await (start, cost, users) in monthRows.decode((String, Int64, Int).self) {
-                let perUser = users == 0 ? 0 : cost / Int64(users)
-                month = .init(month: start, costMicros: cost, activeUsers: users, costPerUserMicros: perUser,
-                              targetCostMicros: settings.targetCostMicros, overTarget: perUser > settings.targetCostMicros)
-            }
+            let month = try await month(on: connection)
             let dayRows = try await connection.query(
                 """
                 SELECT to_char(day, 'YYYY-MM-DD'), sum(cost_micros)::bigint, sum(turns)::int, count(*)::int,
@@ -82,6 +67,28 @@ public struct CostReports: Sendable {
             }
             return CostReport(month: month, days: daily, models: models, topUsers: spenders)
         }
+    }
+
+    /// This calendar month (UTC) so far: cost, active people, and the cost per active person against the tenant's
+    /// target. In the caller's tenant transaction (the overview reads it beside its own figures).
+    public func month(on connection: PostgresConnection) async throws -> CostReport.Month {
+        let settings = try await plans.settings(on: connection)
+        let monthRows = try await connection.query(
+            """
+            SELECT to_char(date_trunc('month', now() AT TIME ZONE 'UTC'), 'YYYY-MM-DD'),
+                   coalesce(sum(cost_micros), 0)::bigint, count(DISTINCT user_id)::int
+            FROM usage_daily WHERE day >= date_trunc('month', now() AT TIME ZONE 'UTC')::date
+            """,
+            logger: logger
+        )
+        var month = CostReport.Month(month: "", costMicros: 0, activeUsers: 0, costPerUserMicros: 0,
+                                     targetCostMicros: settings.targetCostMicros, overTarget: false)
+        for try await (start, cost, users) in monthRows.decode((String, Int64, Int).self) {
+            let perUser = users == 0 ? 0 : cost / Int64(users)
+            month = .init(month: start, costMicros: cost, activeUsers: users, costPerUserMicros: perUser,
+                          targetCostMicros: settings.targetCostMicros, overTarget: perUser > settings.targetCostMicros)
+        }
+        return month
     }
 
     /// `nil` when the tenant has no such user.
