@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     ],
     targets: [
         .executableTarget(
@@ -197,7 +198,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Accounts", "Billing", "HearthPlatform", "Personas",
+                "Accounts", "Billing", "CoachingDomains", "HearthPlatform", "Personas",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -216,6 +217,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "X509", package: "swift-certificates"),
+                .product(name: "WSClient", package: "swift-websocket"),
             ],
             path: "Tests/HearthTestSupport",
             swiftSettings: swiftSettings

@@ -54,14 +54,16 @@ public final class CoachingDomains: Sendable {
     }
 
     /// Writes each definition as a new version where it differs from the one in effect; returns the keys and
-    /// versions written.
+    /// versions written. An operator's change (`audited`) is in the audit log, in the same transaction.
     public func save(_ definitions: [DomainDefinition], tenantID: UUID, source: DomainStore.Source,
-                     author: String) async throws -> [(key: String, version: Int)] {
+                     author: String, audited: Audited? = nil) async throws -> [(key: String, version: Int)] {
         try await database.withTenant(tenantID) { connection in
             var written: [(String, Int)] = []
             for definition in definitions {
                 if let version = try await store.save(definition, tenantID: tenantID, source: source, author: author, on: connection) {
                     written.append((definition.key, version))
+                    try await audited?.record("domain.save", "\(definition.key) v\(version)\(definition.enabled ? "" : " (disabled)")",
+                                              tenantID: tenantID, on: connection)
                 }
             }
             return written
@@ -93,7 +95,14 @@ public final class CoachingDomains: Sendable {
         try await database.withTenant(tenantID) { try await store.history(key, on: $0) }
     }
 
-    public func rollback(_ key: String, to version: Int, tenantID: UUID, author: String) async throws -> Int? {
-        try await database.withTenant(tenantID) { try await store.rollback(key, to: version, tenantID: tenantID, author: author, on: $0) }
+    /// Version `version` of `key` in effect again, as a new version; `nil` when there is no such version.
+    public func rollback(_ key: String, to version: Int, tenantID: UUID, author: String, audited: Audited? = nil) async throws -> Int? {
+        try await database.withTenant(tenantID) { connection in
+            let written = try await store.rollback(key, to: version, tenantID: tenantID, author: author, on: connection)
+            if let written {
+                try await audited?.record("domain.rollback", "\(key) to v\(version) as v\(written)", tenantID: tenantID, on: connection)
+            }
+            return written
+        }
     }
 }

@@ -77,7 +77,7 @@ public func buildApplication(
     assets.addRoutes(to: router)
     let landing = LandingPages(database: database, links: links, domains: domains, notices: safetySettings)
     LandingController(pages: landing, html: html).addRoutes(to: router)
-    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, landing: landing,
+    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, landing: landing, domains: domains,
                                 html: html, keyRing: keyRing)
     configureRouter?(router)
 
@@ -108,7 +108,8 @@ public func buildApplication(
 /// `/operator/v1`, the operator API (docs/api.md), and `/console`, its pages: sign-in is open; everything else needs an
 /// operator session, and the routes under `tenants/:tenant` a tenant the operator works in.
 private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: Config, database: Database, tenants: TenantStore,
-                               accounts: AccountService, landing: LandingPages, html: HTMLPages, keyRing: KeyRing) async throws {
+                               accounts: AccountService, landing: LandingPages, domains: CoachingDomains, html: HTMLPages,
+                               keyRing: KeyRing) async throws {
     let sessions = try await OperatorSessions.make(
         database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost), policy: config.operatorSessions
     )
@@ -134,6 +135,9 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     ConsoleCostsController(reports: costs, pages: pages).addRoutes(to: consoleTenant)
     ConsoleUsersController(accounts: accounts, database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
     ConsoleModerationController(moderation: moderation, landing: landing, pages: pages).addRoutes(to: consoleTenant)
+    ConsoleOverviewController(metrics: ProductMetrics(database: database), tenants: tenants, pages: pages)
+        .addRoutes(signedIn: consoleSignedIn, tenant: consoleTenant)
+    ConsoleDomainsController(domains: domains, audit: audit, pages: pages).addRoutes(to: consoleTenant)
 }
 
 extension SafetySettings: PageNotices {

@@ -24,6 +24,14 @@ public enum DomainFiles {
         return definition
     }
 
+    /// A definition as the YAML of its file, for operators to edit (``parse(_:file:)`` reads it back).
+    public static func yaml(_ definition: DomainDefinition) throws -> String {
+        let encoder = YAMLEncoder()
+        // Written as people write the files: characters as themselves, long lines kept whole.
+        encoder.options = .init(width: -1, allowUnicode: true)
+        return try encoder.encode(definition)
+    }
+
     /// Every `*.yaml` / `*.yml` file of a directory (or the one file `path` names), by key. Two files with the
     /// same key are an error: which one wins would be an accident of file names.
     public static func load(_ path: String) throws -> [DomainDefinition] {

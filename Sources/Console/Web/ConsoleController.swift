@@ -13,6 +13,8 @@ public struct ConsoleController<Context: HearthRequestContextProtocol>: Sendable
 
         let chrome: Chrome
         let tenants: [TenantTile]
+        /// Platform admins also see every tenant's figures added up.
+        let platformAdmin: Bool
     }
 
     struct AuditPage {
@@ -50,11 +52,12 @@ public struct ConsoleController<Context: HearthRequestContextProtocol>: Sendable
         let account = try context.requireOperatorSession().account
         let visible = try await tenants.list().filter { account.may(.view, in: $0.id) }
         return pages.render("console/home", HomePage(chrome: pages.chrome(context, title: "Tenants"),
-                                                     tenants: visible.map { HomePage.TenantTile(name: $0.name, slug: $0.slug) }))
+                                                     tenants: visible.map { HomePage.TenantTile(name: $0.name, slug: $0.slug) },
+                                                     platformAdmin: account.role == .platformAdmin))
     }
 
     @Sendable func tenantHome(_ request: Request, context: Context) async throws -> Response {
-        .redirect(to: "/console/tenants/\(try context.requireTenant().slug)/billing")
+        .redirect(to: "/console/tenants/\(try context.requireTenant().slug)/overview")
     }
 
     @Sendable func auditLog(_ request: Request, context: Context) async throws -> Response {
@@ -71,6 +74,14 @@ enum ConsoleFormat {
     static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
             .timeSeparator(.colon).dateTimeSeparator(.space))
+    }
+
+    /// The last `count` UTC days up to `today` ("YYYY-MM-DD"), oldest first.
+    static func lastDays(_ count: Int, today: Date = Date()) -> [String] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let format = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
+        return (0..<count).reversed().map { calendar.date(byAdding: .day, value: -$0, to: today)!.formatted(format) }
     }
 
     /// Seconds until a limit resets, e.g. "3 min".

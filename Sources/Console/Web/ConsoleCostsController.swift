@@ -112,12 +112,6 @@ public struct ConsoleCostsController<Context: HearthRequestContextProtocol>: Sen
     /// The report's days (newest first, only days with usage) as every one of the last `count` days, oldest first.
     static func everyDay(_ days: [CostReport.Day], last count: Int, today: Date = Date()) -> [CostReport.Day] {
         let byDay = Dictionary(days.map { ($0.day, $0) }, uniquingKeysWith: { first, _ in first })
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = .gmt
-        let format = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
-        return (0..<count).reversed().map { back in
-            let day = calendar.date(byAdding: .day, value: -back, to: today)!.formatted(format)
-            return byDay[day] ?? .empty(day)
-        }
+        return ConsoleFormat.lastDays(count, today: today).map { byDay[$0] ?? .empty($0) }
     }
 }

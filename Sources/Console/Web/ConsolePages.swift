@@ -8,9 +8,10 @@ import Hummingbird
 public struct ConsolePages: Sendable {
     public static let templates = [
         "console-layout", "console-chart", "console/sign-in", "console/home", "console/billing", "console/costs", "console/users",
-        "console/user", "console/personas", "console/persona", "console/audit", "console/error",
+        "console/user", "console/personas", "console/persona", "console/audit", "console/error", "console/overview", "console/domains",
+        "console/domain",
     ]
-    public static let files = ["console.css"]
+    public static let files = ["console.css", "favicon.svg"]
 
     let html: HTMLPages
     let security: ConsoleSecurity
@@ -29,10 +30,12 @@ public struct ConsolePages: Sendable {
         let session = context.operatorSession
         let tenant = context.tenant.map { tenant in
             Chrome.TenantNav(name: tenant.name, slug: tenant.slug, sections: [
+                .init(title: "Overview", path: "/console/tenants/\(tenant.slug)/overview"),
                 .init(title: "Costs", path: "/console/tenants/\(tenant.slug)/costs"),
                 .init(title: "Rate limits and budgets", path: "/console/tenants/\(tenant.slug)/billing"),
                 .init(title: "Users", path: "/console/tenants/\(tenant.slug)/users"),
                 .init(title: "Persona moderation", path: "/console/tenants/\(tenant.slug)/personas"),
+                .init(title: "Coaching domains", path: "/console/tenants/\(tenant.slug)/domains"),
                 .init(title: "Audit log", path: "/console/tenants/\(tenant.slug)/audit"),
             ])
         }

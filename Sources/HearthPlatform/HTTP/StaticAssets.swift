@@ -23,6 +23,7 @@ public struct StaticAssets: Sendable {
             let type = switch (name as NSString).pathExtension {
             case "css": "text/css; charset=utf-8"
             case "png": "image/png"
+            case "svg": "image/svg+xml"
             default: "application/octet-stream"
             }
             let digest = Secrets.hex(Array(SHA256.hash(data: data).prefix(12)))
