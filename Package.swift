@@ -198,7 +198,7 @@ let package = Package(
         .target(
             name: "Console",
             dependencies: [
-                "Accounts", "Billing", "CoachingDomains", "HearthPlatform", "Personas",
+                "Accounts", "Billing", "Coaching", "CoachingDomains", "HearthPlatform", "LLM", "Personas", "Safety",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

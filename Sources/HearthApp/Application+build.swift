@@ -48,7 +48,8 @@ public func buildApplication(
     router.add(middleware: MetricsMiddleware())
     SystemController(database: database, openAPIDocument: openAPIDocument).addRoutes(to: router)
 
-    let api = router.group("v1").add(middleware: TenantMiddleware(directory: TenantDirectory(store: tenants, ttl: config.tenantCacheTTL)))
+    let directory = TenantDirectory(store: tenants, ttl: config.tenantCacheTTL)
+    let api = router.group("v1").add(middleware: TenantMiddleware(directory: directory))
     let identified = api.group().add(middleware: AccessTokenMiddleware(accounts: accounts))
     AuthController(accounts: accounts, addressLimits: AddressLimits(client: postgres, logger: logger))
         .addRoutes(public: api, identified: identified)
@@ -77,7 +78,7 @@ public func buildApplication(
     assets.addRoutes(to: router)
     let landing = LandingPages(database: database, links: links, domains: domains, notices: safetySettings)
     LandingController(pages: landing, html: html).addRoutes(to: router)
-    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, landing: landing, domains: domains,
+    try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, landing: landing, domains: domains, directory: directory,
                                 html: html, keyRing: keyRing)
     configureRouter?(router)
 
@@ -108,7 +109,7 @@ public func buildApplication(
 /// `/operator/v1`, the operator API (docs/api.md), and `/console`, its pages: sign-in is open; everything else needs an
 /// operator session, and the routes under `tenants/:tenant` a tenant the operator works in.
 private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: Config, database: Database, tenants: TenantStore,
-                               accounts: AccountService, landing: LandingPages, domains: CoachingDomains, html: HTMLPages,
+                               accounts: AccountService, landing: LandingPages, domains: CoachingDomains, directory: TenantDirectory, html: HTMLPages,
                                keyRing: KeyRing) async throws {
     let sessions = try await OperatorSessions.make(
         database: database, hasher: PasswordHasher(cost: config.accounts.passwordCost), policy: config.operatorSessions
@@ -138,6 +139,8 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     ConsoleOverviewController(metrics: ProductMetrics(database: database), tenants: tenants, pages: pages)
         .addRoutes(signedIn: consoleSignedIn, tenant: consoleTenant)
     ConsoleDomainsController(domains: domains, audit: audit, pages: pages).addRoutes(to: consoleTenant)
+    ConsoleTenantsController(tenants: tenants, directory: directory, database: database, audit: audit, pages: pages)
+        .addRoutes(signedIn: consoleSignedIn, tenant: consoleTenant)
 }
 
 extension SafetySettings: PageNotices {

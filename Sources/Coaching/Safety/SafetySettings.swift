@@ -60,8 +60,26 @@ public struct SafetySettings: Sendable {
         (try? JSONDecoder().decode([CrisisResource].self, from: json)).flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Sets the tenant's resources (and optionally disclaimer) for `locale`.
-    public func save(tenantID: UUID, locale: String, resources: [CrisisResource], disclaimer: Disclaimer?) async throws {
+    /// The locales the tenant has set resources for, with them and its disclaimer there.
+    public func locales(tenantID: UUID) async throws -> [(locale: String, resources: [CrisisResource], disclaimer: Disclaimer?)] {
+        try await database.withTenant(tenantID) { connection in
+            let rows = try await connection.query(
+                "SELECT locale, crisis_resources::text, disclaimer_short, disclaimer_full FROM tenant_safety_locales ORDER BY locale",
+                logger: database.logger
+            )
+            var locales: [(String, [CrisisResource], Disclaimer?)] = []
+            for try await (locale, json, short, full) in rows.decode((String, String, String?, String?).self) {
+                let disclaimer = short.flatMap { short in full.map { Disclaimer(short: short, full: $0) } }
+                locales.append((locale, Self.resources(json: Data(json.utf8)) ?? [], disclaimer))
+            }
+            return locales
+        }
+    }
+
+    /// Sets the tenant's resources (and optionally disclaimer) for `locale`; an operator's change (`audited`) is
+    /// in the audit log.
+    public func save(tenantID: UUID, locale: String, resources: [CrisisResource], disclaimer: Disclaimer?,
+                     audited: Audited? = nil) async throws {
         guard let key = locale == CrisisResources.defaultLocale ? locale : CrisisResources.normalise(locale) else {
             throw APIError.validation("locale must be a language tag such as en-GB, or default.")
         }
@@ -79,6 +97,8 @@ public struct SafetySettings: Sendable {
                 """,
                 logger: database.logger
             )
+            try await audited?.record("tenant.safety", "\(key): \(resources.map(\.name).joined(separator: ", "))", tenantID: tenantID,
+                                      on: connection)
         }
     }
 }

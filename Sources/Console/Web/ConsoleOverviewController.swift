@@ -68,9 +68,7 @@ public struct ConsoleOverviewController<Context: HearthRequestContextProtocol>: 
 
     /// Every tenant's counts added up.
     @Sendable func platform(_ request: Request, context: Context) async throws -> Response {
-        guard try context.requireOperatorSession().account.role == .platformAdmin else {
-            throw APIError(.forbidden, code: "forbidden", message: "Only platform admins see every tenant.")
-        }
+        _ = try context.requirePlatformAdmin()
         var total = ProductMetrics.Counts()
         for tenant in try await tenants.list() {
             total = total + (try await metrics.counts(tenantID: tenant.id).counts)

@@ -9,7 +9,7 @@ public struct ConsolePages: Sendable {
     public static let templates = [
         "console-layout", "console-chart", "console/sign-in", "console/home", "console/billing", "console/costs", "console/users",
         "console/user", "console/personas", "console/persona", "console/audit", "console/error", "console/overview", "console/domains",
-        "console/domain",
+        "console/domain", "console/tenant-new", "console/settings",
     ]
     public static let files = ["console.css", "favicon.svg"]
 
@@ -29,19 +29,24 @@ public struct ConsolePages: Sendable {
     func chrome<Context: HearthRequestContextProtocol>(_ context: Context, title: String, notice: String? = nil, problem: String? = nil) -> Chrome {
         let session = context.operatorSession
         let tenant = context.tenant.map { tenant in
-            Chrome.TenantNav(name: tenant.name, slug: tenant.slug, sections: [
-                .init(title: "Overview", path: "/console/tenants/\(tenant.slug)/overview"),
-                .init(title: "Costs", path: "/console/tenants/\(tenant.slug)/costs"),
-                .init(title: "Rate limits and budgets", path: "/console/tenants/\(tenant.slug)/billing"),
-                .init(title: "Users", path: "/console/tenants/\(tenant.slug)/users"),
-                .init(title: "Persona moderation", path: "/console/tenants/\(tenant.slug)/personas"),
-                .init(title: "Coaching domains", path: "/console/tenants/\(tenant.slug)/domains"),
-                .init(title: "Audit log", path: "/console/tenants/\(tenant.slug)/audit"),
-            ])
+            Chrome.TenantNav(name: tenant.name, slug: tenant.slug, sections: Self.sections(tenant, platformAdmin: session?.account.role == .platformAdmin))
         }
         return Chrome(title: title, stylesheet: "/assets/console.css", operatorEmail: session?.account.email,
                       role: session?.account.role.rawValue, csrf: session.map(security.csrfToken(for:)), tenant: tenant,
                       notice: notice, problem: problem)
+    }
+
+    /// A tenant's pages; its settings only for platform admins, who alone may change them.
+    static func sections(_ tenant: Tenant, platformAdmin: Bool) -> [Chrome.Link] {
+        [
+            .init(title: "Overview", path: "/console/tenants/\(tenant.slug)/overview"),
+            .init(title: "Costs", path: "/console/tenants/\(tenant.slug)/costs"),
+            .init(title: "Rate limits and budgets", path: "/console/tenants/\(tenant.slug)/billing"),
+            .init(title: "Users", path: "/console/tenants/\(tenant.slug)/users"),
+            .init(title: "Persona moderation", path: "/console/tenants/\(tenant.slug)/personas"),
+            .init(title: "Coaching domains", path: "/console/tenants/\(tenant.slug)/domains"),
+            .init(title: "Audit log", path: "/console/tenants/\(tenant.slug)/audit"),
+        ] + (platformAdmin ? [.init(title: "Settings", path: "/console/tenants/\(tenant.slug)/settings")] : [])
     }
 }
 

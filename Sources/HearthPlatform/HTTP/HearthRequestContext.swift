@@ -79,6 +79,15 @@ extension HearthRequestContextProtocol {
         return account
     }
 
+    /// The signed-in operator, who must be a platform admin (tenants themselves, every tenant's figures).
+    public func requirePlatformAdmin() throws -> Operator {
+        let account = try requireOperatorSession().account
+        guard account.role == .platformAdmin else {
+            throw APIError(.forbidden, code: "forbidden", message: "Only platform admins may do this.")
+        }
+        return account
+    }
+
     public func requireOperatorSession() throws -> OperatorSession {
         guard let operatorSession else { throw APIError.operatorSignInRequired }
         return operatorSession

@@ -1,3 +1,4 @@
+import Foundation
 import NIOConcurrencyHelpers
 
 /// The client-key lookup every API request makes, remembered for a short time.
@@ -24,6 +25,17 @@ public final class TenantDirectory: Sendable {
         self.store = store
         self.ttl = ttl
         self.now = now
+    }
+
+    /// Forgets what this instance remembers of a tenant, after an operator changed it here: its keys and settings
+    /// take effect on this instance at once (others within `ttl`).
+    public func forget(tenantID: UUID) {
+        entries.withLockedValue { entries in
+            entries = entries.filter { _, entry in
+                if case .active(let tenant) = entry.lookup { return tenant.id != tenantID }
+                return true
+            }
+        }
     }
 
     public func lookup(clientKey: String) async throws -> TenantStore.ClientKeyLookup {

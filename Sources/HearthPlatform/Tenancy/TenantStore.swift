@@ -43,8 +43,9 @@ public struct TenantStore: Sendable {
         )
     }
 
-    /// Creates a tenant and its first client key.
-    public func create(slug: String, name: String, settings: Settings = .init()) async throws -> (tenant: Tenant, clientKey: String) {
+    /// Creates a tenant and its first client key; an operator's creation (`audited`) is in the audit log.
+    public func create(slug: String, name: String, settings: Settings = .init(),
+                       audited: Audited? = nil) async throws -> (tenant: Tenant, clientKey: String) {
         guard Tenant.isValidSlug(slug) else {
             throw ConfigError("tenant slug must be 2–63 characters of a–z, 0–9 and -, starting with a letter or digit")
         }
@@ -72,11 +73,12 @@ public struct TenantStore: Sendable {
             guard let tenant = try await Self.find(slug: slug, on: connection, logger: database.logger) else {
                 throw ConfigError("tenant vanished while being created")
             }
+            try await audited?.record("tenant.create", "\(slug) (\(name))", tenantID: id, on: connection)
             return (tenant, clientKey)
         }
     }
 
-    public func update(slug: String, settings: Settings) async throws -> Tenant {
+    public func update(slug: String, settings: Settings, audited: Audited? = nil) async throws -> Tenant {
         if let minLength = settings.passwordMinLength { try Self.validate(passwordMinLength: minLength) }
         return try await database.withPlatformTransaction { connection in
             try await connection.query(
@@ -93,8 +95,16 @@ public struct TenantStore: Sendable {
             guard let tenant = try await Self.find(slug: slug, on: connection, logger: database.logger) else {
                 throw ConfigError("no tenant with slug '\(slug)'")
             }
+            try await audited?.record("tenant.settings", Self.describe(settings), tenantID: tenant.id, on: connection)
             return tenant
         }
+    }
+
+    /// The settings a change set, for the audit log.
+    static func describe(_ settings: Settings) -> String {
+        [settings.name.map { "name=\($0)" }, settings.passwordMinLength.map { "password_min_length=\($0)" },
+         settings.appleAudiences.map { "bundle_ids=\($0.joined(separator: ","))" }, settings.promptDebug.map { "prompt_debug=\($0)" }]
+            .compactMap { $0 }.joined(separator: " ")
     }
 
     public func list() async throws -> [Tenant] {
@@ -134,7 +144,7 @@ public struct TenantStore: Sendable {
     }
 
     /// Adds a client key; older keys keep working until revoked, so apps can be updated without downtime.
-    public func addClientKey(slug: String) async throws -> String {
+    public func addClientKey(slug: String, audited: Audited? = nil) async throws -> String {
         let key = Self.newClientKey()
         try await database.withPlatformTransaction { connection in
             guard let tenant = try await Self.find(slug: slug, on: connection, logger: database.logger) else {
@@ -143,9 +153,34 @@ public struct TenantStore: Sendable {
             try await connection.query(
                 "INSERT INTO tenant_client_keys (key, tenant_id) VALUES (\(key), \(tenant.id))", logger: database.logger
             )
+            try await audited?.record("tenant.key.add", Self.abbreviate(key), tenantID: tenant.id, on: connection)
         }
         return key
     }
+
+    /// Revokes one of the tenant's keys, but never its last working one (every copy of its app would stop).
+    /// `false` when it is not an active key of the tenant's or is the last one.
+    public func revokeClientKey(_ key: String, tenantID: UUID, audited: Audited) async throws -> Bool {
+        try await database.withPlatformTransaction { connection in
+            // Two revocations at once must not both see the other key still working.
+            try await connection.query("SELECT 1 FROM tenants WHERE id = \(tenantID) FOR UPDATE", logger: database.logger)
+            let rows = try await connection.query(
+                """
+                UPDATE tenant_client_keys SET revoked_at = now()
+                WHERE key = \(key) AND tenant_id = \(tenantID) AND revoked_at IS NULL AND EXISTS (
+                    SELECT 1 FROM tenant_client_keys o WHERE o.tenant_id = \(tenantID) AND o.revoked_at IS NULL AND o.key <> \(key))
+                RETURNING 1
+                """,
+                logger: database.logger
+            )
+            guard try await rows.collect().count == 1 else { return false }
+            try await audited.record("tenant.key.revoke", Self.abbreviate(key), tenantID: tenantID, on: connection)
+            return true
+        }
+    }
+
+    /// A client key as the audit log names it: enough to tell keys apart.
+    static func abbreviate(_ key: String) -> String { String(key.prefix(10)) + "…" }
 
     /// Returns `false` when there was no such active key.
     public func revokeClientKey(_ key: String) async throws -> Bool {
@@ -195,6 +230,17 @@ public struct TenantStore: Sendable {
 }
 
 extension TenantStore {
+    /// The tenant's client keys that still work and when each was made, oldest first.
+    public func activeClientKeys(tenantID: UUID) async throws -> [(key: String, createdAt: Date)] {
+        let rows = try await database.client.query(
+            "SELECT key, created_at FROM tenant_client_keys WHERE tenant_id = \(tenantID) AND revoked_at IS NULL ORDER BY created_at",
+            logger: database.logger
+        )
+        var keys: [(String, Date)] = []
+        for try await key in rows.decode((String, Date).self) { keys.append(key) }
+        return keys
+    }
+
     /// The tenant's client keys that still work, oldest first.
     public func activeClientKeys(slug: String) async throws -> [String] {
         let rows = try await database.client.query(
