@@ -23,3 +23,17 @@ hearth_require_prerequisites() {
         fi
     fi
 }
+
+# The console's browser check (Tests/HearthAppTests/ConsoleBrowserCheckTests.swift) drives Debian's Chromium. As
+# root it is installed; otherwise the check is skipped, and this says so.
+hearth_offer_chromium() {
+    dpkg -s chromium >/dev/null 2>&1 && return 0
+    if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+        echo "installing: chromium (the console's browser check)"
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    else
+        echo "note: chromium is not installed, so the console's browser check will be skipped" >&2
+        echo "      (install it with: sudo apt-get install -y chromium)" >&2
+    fi
+}
