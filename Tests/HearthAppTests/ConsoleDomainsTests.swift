@@ -50,7 +50,11 @@ import Testing
             #expect(yaml.contains("description: Work and the path through it — job search"))  // written as people write files
             let warmer = yaml.replacingOccurrences(of: "tone: Practical and encouraging;", with: "tone: Warm first, then practical;")
             #expect(warmer != yaml)
-            #expect(try await admin.post("\(base)/career", [("yaml", warmer)]).status == .forbidden)  // no CSRF token
+            for (path, fields) in [("\(base)/career", [("yaml", warmer)]), (base, [("yaml", warmer)]), ("\(base)/career/enabled", [("enabled", "false")]),
+                                   ("\(base)/career/rollback", [("version", "1")])] {
+                #expect(try await admin.post(path, fields).status == .forbidden, "\(path)")  // no CSRF token
+                #expect(try await admin.post(path, fields + [("csrf", "forged")]).status == .forbidden, "\(path)")
+            }
             let saved = try await admin.post("\(base)/career", [("csrf", csrf), ("yaml", warmer)])
             #expect(saved.status == .seeOther && saved.headers[.location] == "\(base)/career?done=saved")
             #expect(try await admin.get("\(base)/career?done=saved").text.contains("Saved as a new version."))

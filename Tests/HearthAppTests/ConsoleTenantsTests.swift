@@ -41,6 +41,15 @@ import Testing
                 let firstKey = String(try #require(settings.text.firstMatch(of: #/<code>(hpk_[A-Za-z0-9_-]+)</code>/#)).1)
                 let person = try await client.anonymous(clientKey: firstKey)
 
+                // Every settings form refuses a post without the session's CSRF token, changing nothing.
+                for (form, fields) in [("general", [("name", "X"), ("passwordMinLength", "9"), ("bundleIDs", "")]), ("llm/primary", [("kind", "offline"), ("model", "m")]),
+                                       ("safety", [("locale", "default"), ("resources", "A | b | 1 | |")]), ("keys", []), ("keys/revoke", [("key", firstKey)])] {
+                    #expect(try await root.post("\(base)/\(form)", fields + [("csrf", "forged")]).status == .forbidden, "\(form)")
+                    #expect(try await admin.post("/console/tenants/\(existing.slug)/settings/\(form)", fields + [("csrf", try ConsoleBrowser.csrf(in: adminPage))])
+                        .status == .forbidden, "\(form)")
+                }
+                #expect(try await hearth.adminCount("audit_log WHERE action LIKE 'tenant.%' AND action <> 'tenant.create'") == 0)
+
                 // General settings.
                 let general = "\(base)/general"
                 let fields = [("csrf", csrf), ("name", "Calm Coach"), ("passwordMinLength", "12"),
