@@ -76,18 +76,19 @@ import Testing
             let admin = try await adminToken(hearth, client, tenant: tenant)
             let people = [try await client.anonymous(clientKey: key), try await client.anonymous(clientKey: key)]
             let saved = try await client.call(.put, "/operator/v1/tenants/\(tenant.slug)/billing/limits", token: admin, json: [
-                "requestsPerSecond": 3, "signupsPerHourPerAddress": 20, "loginsPerMinutePerAddress": 10,
+                "requestsPerSecond": 1, "signupsPerHourPerAddress": 20, "loginsPerMinutePerAddress": 10,
             ])
-            #expect(saved.status == .ok && saved["requestsPerSecond"] as? Int == 3)
+            #expect(saved.status == .ok && saved["requestsPerSecond"] as? Int == 1)
             var refusals: [APIResponse] = []
             var allowed = 0
             for index in 0..<20 {
                 let response = try await client.call(.get, "/v1/me", clientKey: key, token: people[index % 2].accessToken)
                 if response.status == .ok { allowed += 1 } else { refusals.append(response) }
             }
-            // Three a second, whoever asks: twenty requests take well under the seven seconds that would let them all through.
+            // One a second, whoever asks: twenty requests take well under the twenty seconds that would let them all through,
+            // even on a loaded machine.
             #expect(!refusals.isEmpty && allowed < 20)
-            #expect(refusals.allSatisfy { $0.errorCode == "rate_limited" && $0.headers[.rateLimitPolicy] == "\"tenant-requests-per-second\";q=3;w=1" })
+            #expect(refusals.allSatisfy { $0.errorCode == "rate_limited" && $0.headers[.rateLimitPolicy] == "\"tenant-requests-per-second\";q=1;w=1" })
             #expect(refusals.allSatisfy { $0.headers[retryAfterField] == "1" })
         }
     }
@@ -109,6 +110,9 @@ import Testing
             #expect(refused.errorCode == "rate_limited" && refused.headers[.rateLimitPolicy] == "\"signups-per-hour\";q=3;w=3600")
 
             let credentials: [String: any Sendable] = ["email": "sam@example.com", "password": "correct horse battery"]
+            // Windows are aligned to the clock's minutes: three logins straddling a minute's end would count in two.
+            let second = Calendar(identifier: .gregorian).component(.second, from: Date())
+            if second > 50 { try await Task.sleep(for: .seconds(61 - second)) }
             #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials).status == .ok)
             #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials).status == .ok)
             let third = try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials)

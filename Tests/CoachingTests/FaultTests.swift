@@ -6,7 +6,8 @@ import Testing
 /// Every failure path of the turn, driven through the mock LLM over real HTTP.
 @Suite struct FaultTests {
     @Test func theUserMessageIsCommittedBeforeTheProviderIsCalled() async throws {
-        try await withMockedHearth(.init(timeToFirstToken: .seconds(3), responseTokens: 3)) { controls, hearth, key, port in
+        // The provider takes 8 s to answer: the checks below have that long, even on a loaded machine.
+        try await withMockedHearth(.init(timeToFirstToken: .seconds(8), responseTokens: 3)) { controls, hearth, key, port in
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
                 async let turn = coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Saved first"])

@@ -38,7 +38,7 @@ import Testing
                 #expect(session.contains(attribute), "\(attribute)")
             }
             let home = try await browser.get("/console")
-            #expect(home.status == .ok && home.text.contains("admin@console.example") && home.text.contains("/console/tenants/\(tenant.slug)/billing"))
+            #expect(home.status == .ok && home.text.contains("admin@console.example") && home.text.contains("/console/tenants/\(tenant.slug)/overview"))
             #expect(home.headers[.cacheControl] == "no-store")
 
             // Sign-out is a form like any other: without the token it is refused and the session lives on.
