@@ -30,8 +30,8 @@ hearth_offer_chromium() {
     dpkg -s chromium >/dev/null 2>&1 && return 0
     if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
         echo "installing: chromium (the console's browser check)"
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } ||
+            echo "note: chromium could not be installed, so the console's browser check will be skipped" >&2
     else
         echo "note: chromium is not installed, so the console's browser check will be skipped" >&2
         echo "      (install it with: sudo apt-get install -y chromium)" >&2

@@ -34,7 +34,7 @@ public func buildApplication(
     let migrations = try Migration.load(from: config.migrationsDirectory)
     let openAPIDocument = try readRequiredFile(config.openAPIFile)
     let html = try await HTMLPages.load(directory: config.templatesDirectory, required: PageAssets.templates + ConsolePages.templates)
-    let assets = try StaticAssets.load(directory: config.publicDirectory, names: PageAssets.files + ConsolePages.files)
+    let assets = try StaticAssets.load(directory: config.publicDirectory, names: StaticAssets.shared + PageAssets.files + ConsolePages.files)
 
     let accounts = try await AccountService.make(
         database: database, keyRing: keyRing, configuration: config.accounts,
@@ -136,7 +136,8 @@ private func addOperatorRoutes(to router: Router<HearthRequestContext>, config: 
     ConsoleCostsController(reports: costs, pages: pages).addRoutes(to: consoleTenant)
     ConsoleUsersController(accounts: accounts, database: database, audit: audit, pages: pages).addRoutes(to: consoleTenant)
     ConsoleModerationController(moderation: moderation, landing: landing, pages: pages).addRoutes(to: consoleTenant)
-    ConsoleOverviewController(metrics: ProductMetrics(database: database), tenants: tenants, pages: pages)
+    ConsoleOverviewController(metrics: ProductMetrics(database: database, sessionIdle: config.memoryWriting.idleAfter), tenants: tenants,
+                              pages: pages)
         .addRoutes(signedIn: consoleSignedIn, tenant: consoleTenant)
     ConsoleDomainsController(domains: domains, audit: audit, pages: pages).addRoutes(to: consoleTenant)
     ConsoleTenantsController(tenants: tenants, directory: directory, database: database, audit: audit, pages: pages)

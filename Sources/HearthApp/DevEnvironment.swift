@@ -37,13 +37,13 @@ public enum DevEnvironment {
         let report = try await AdminTasks.migrate(config, logger: logger)
         logger.info("migrations", metadata: ["applied": .stringConvertible(report.applied.count), "already": .stringConvertible(report.alreadyApplied)])
         let clientKey = try await AdminTasks.withTenants(config, logger: logger) { tenants in
-            if try await tenants.find(slug: demoTenantSlug) == nil {
-                _ = try await tenants.create(
+            guard let tenant = try await tenants.find(slug: demoTenantSlug) else {
+                return try await tenants.create(
                     slug: demoTenantSlug, name: "Demo Coaching App",
                     settings: .init(appleAudiences: ["com.example.hearth.demo"])
-                )
+                ).clientKey
             }
-            guard let key = try await tenants.activeClientKeys(slug: demoTenantSlug).first else {
+            guard let key = try await tenants.activeClientKeys(tenantID: tenant.id).first?.key else {
                 return try await tenants.addClientKey(slug: demoTenantSlug)
             }
             return key

@@ -41,7 +41,7 @@ import Testing
         try await hearth.createOperator("viewer@overview.example", role: .viewer, tenantID: tenant.id)
         try await hearth.createOperator("root@overview.example", role: .platformAdmin, tenantID: nil)
         try await hearth.test { client in
-            // Three people. Deep: three exchanges in one session today. Brief: one. Crisis: one message that is a crisis.
+            // Three people coached today. Deep: three exchanges in one session today. Brief: one. Crisis: one message that is a crisis.
             let deep = try await Coachee.make(client, key: key)
             let brief = try await Coachee.make(client, key: key)
             let crisis = try await Coachee.make(client, key: key)
@@ -61,6 +61,13 @@ import Testing
                 """)
             #expect(try await client.call(.patch, "/v1/me/context", clientKey: key, token: deep.token,
                                           json: ["preferredName": "Dee"]).status == .ok)
+            // Someone who joined 20 days ago and came back on their third day: the newest full cohort's week or the one before.
+            let cohortMember = try await client.anonymous(clientKey: key)
+            try await hearth.admin("UPDATE users SET created_at = now() - interval '20 days' WHERE id = '\(cohortMember.user.id)'")
+            try await hearth.admin("""
+                INSERT INTO usage_daily (tenant_id, user_id, day, turns, input_tokens, output_tokens, cost_micros)
+                VALUES ('\(tenant.id)', '\(cohortMember.user.id)', (now() AT TIME ZONE 'UTC')::date - 17, 1, 10, 10, 0)
+                """)
             _ = try await client.anonymous(clientKey: otherKey)
 
             let viewer = ConsoleBrowser(client)
@@ -68,14 +75,14 @@ import Testing
             #expect(try await viewer.get("/console/tenants/\(tenant.slug)").headers[.location] == "/console/tenants/\(tenant.slug)/overview")
             let page = try await viewer.get("/console/tenants/\(tenant.slug)/overview")
             #expect(page.status == .ok)
-            // DAU/MAU: 4 person-days over 28 days among 3 people = 0.143 a day / 3 → 5%, a red flag.
+            // DAU/MAU: 5 person-days over 28 days among 4 people = 0.18 a day / 4 → 4%, a red flag.
             for shown in [
-                #"<div class="tile"><dt>Accounts</dt><dd>3</dd></div>"#,
-                #"<div class="tile"><dt>Active in 28 days</dt><dd>3</dd></div>"#,
+                #"<div class="tile"><dt>Accounts</dt><dd>4</dd></div>"#,
+                #"<div class="tile"><dt>Active in 28 days</dt><dd>4</dd></div>"#,
                 #"<div class="tile"><dt>Crisis events</dt><dd>1</dd></div>"#,
-                #"<div class="tile bad"><dt>DAU/MAU</dt><dd>5%</dd>"#,
-                #"<div class="tile good"><dt>Week-1 retention</dt><dd>50%</dd>"#, "1 of 2 who joined 8–35 days ago",
-                #"<div class="tile bad"><dt>Sessions per person per week</dt>"#, "3 sessions by 3 active people",
+                #"<div class="tile bad"><dt>DAU/MAU</dt><dd>4%</dd>"#,
+                #"<div class="tile good"><dt>Week-1 retention</dt><dd>67%</dd>"#, "2 of 3 who joined 8–35 days ago",
+                #"<div class="tile bad"><dt>Sessions per person per week</dt>"#, "3 sessions by 4 active people",
                 #"<div class="tile warn"><dt>Session depth (3+ exchanges)</dt><dd>33%</dd>"#, "1 of 3 sessions",
                 #"<div class="tile good"><dt>Context setup rate</dt><dd>100%</dd>"#, "1 of 1 returning people",
                 #"<div class="tile bad"><dt>Share/invite rate</dt><dd>0%</dd>"#,
@@ -83,6 +90,7 @@ import Testing
                 "<strong>red flag</strong> · target ≥ 25% · red flag &lt; 15%",
                 #"aria-label="Daily active people, the last 28 days""#, #"aria-label="Week-1 retention by sign-up week""#,
                 "<tr><td>Suicidal ideation</td><td>1</td></tr>", "<tr><td>Abuse</td><td>0</td></tr>",
+                "</td><td>1</td><td>1</td><td>100%</td></tr>",  // the cohort member's week
             ] {
                 #expect(page.text.contains(shown), "\(shown)")
             }
@@ -94,8 +102,8 @@ import Testing
             try await root.signIn("root@overview.example")
             let platform = try await root.get("/console/overview")
             #expect(platform.status == .ok && platform.text.contains("every tenant added up"))
-            #expect(platform.text.contains(#"<div class="tile"><dt>Accounts</dt><dd>4</dd></div>"#))
-            #expect(platform.text.contains(#"<div class="tile"><dt>Active in 28 days</dt><dd>3</dd></div>"#))
+            #expect(platform.text.contains(#"<div class="tile"><dt>Accounts</dt><dd>5</dd></div>"#))
+            #expect(platform.text.contains(#"<div class="tile"><dt>Active in 28 days</dt><dd>4</dd></div>"#))
             #expect(try await root.get("/console").text.contains(#"href="/console/overview""#))
         }
     }

@@ -125,9 +125,12 @@ public final class DevToolsPage: @unchecked Sendable {
         try await waitForLoad()
     }
 
+    /// Waits for the load event, then a moment more, so what a page fetches or logs just after it (its icon, say)
+    /// is counted against that page rather than the next.
     public func waitForLoad() async throws {
         while !loaded { _ = try await receive() }
         loaded = false
+        _ = try await send("Runtime.evaluate", ["expression": "new Promise(done => setTimeout(done, 100))", "awaitPromise": true])
     }
 
     /// Evaluates `expression` in the page and returns its value (JSON-compatible values only).

@@ -57,6 +57,18 @@ public struct ProviderSettingsStore: Sendable {
         try await connection.query("DELETE FROM tenant_llm_providers WHERE position = \(position.rawValue)", logger: logger)
     }
 
+    /// Sets the provider at `position` (`nil`: removes it), recorded in the audit log in the caller's transaction.
+    public func apply(_ setting: ProviderSetting?, at position: ProviderSetting.Position, tenantID: UUID, audited: Audited,
+                      on connection: PostgresConnection) async throws {
+        if let setting {
+            try await save(setting, tenantID: tenantID, on: connection)
+        } else {
+            try await remove(position, on: connection)
+        }
+        let detail = setting.map { "\($0.kind) \($0.model)\($0.baseURL.map { " at \($0)" } ?? "")" } ?? "removed"
+        try await audited.record("tenant.llm", "\(position == .primary ? "primary" : "fallback"): \(detail)", tenantID: tenantID, on: connection)
+    }
+
     /// The tenant's providers, primary first (the chat turn reads them with its context instead).
     public func list(on connection: PostgresConnection) async throws -> [ProviderSetting] {
         let rows = try await connection.query(

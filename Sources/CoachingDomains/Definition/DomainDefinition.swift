@@ -70,6 +70,8 @@ public struct DomainDefinition: Sendable, Codable, Equatable {
     }
 
     public static let keyPattern = "^[a-z][a-z0-9_-]{1,31}$"
+    /// Names the console's own pages use where a key would go (`domains/new`).
+    public static let reservedKeys: Set = ["new"]
 
     /// What is wrong with it, in words an operator can act on; empty when it is fine.
     public func problems() -> [String] {
@@ -77,6 +79,7 @@ public struct DomainDefinition: Sendable, Codable, Equatable {
         if key.range(of: Self.keyPattern, options: .regularExpression) == nil {
             problems.append("key must be 2–32 lowercase letters, digits, '-' or '_', starting with a letter")
         }
+        if Self.reservedKeys.contains(key) { problems.append("key '\(key)' is reserved (the console's page for adding a domain)") }
         let fields = [("name", name, 60), ("description", description, 600), ("tone", tone, 600), ("methodology", methodology, 2000),
                       ("personality", personality, 600), ("opening_style", openingStyle, 600)]
         for (field, value, limit) in fields {

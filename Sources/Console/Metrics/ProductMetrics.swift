@@ -6,16 +6,18 @@ import PostgresNIO
 /// The overview's product metrics (FR41; the Coach App PRD's dashboard KPIs), read for operators.
 ///
 /// This is the console's one reporting read across other features' tables, and it only reads: `users`,
-/// `usage_daily` and `usage_records` (one record per answered turn: activity, sessions, cost), `context_profiles`
+/// `usage_daily` and `usage_records` (a record per turn that reached a provider, answered or not: activity,
+/// sessions, cost), `context_profiles`
 /// (whether one is set, never its sealed content), `persona_links` (who shared) and `crisis_events` (counts by
 /// kind). Everything is counted inside the tenant's own transaction, so row-level security scopes it; the
 /// platform-wide overview adds tenants' counts (users belong to one tenant, so sums of distinct people are exact).
+/// The period is the last ``periodDays`` UTC days, today included, for every figure alike.
 public struct ProductMetrics: Sendable {
     /// Sums that the overview's rates are built from; adding two tenants' counts gives their combined figures.
     public struct Counts: Sendable, Equatable {
         public var users = 0
         public var newUsers = 0
-        /// People with an answered turn in the period (the "monthly" actives of DAU/MAU).
+        /// People with a turn in the period (the "monthly" actives of DAU/MAU).
         public var activeUsers = 0
         /// Daily actives summed over the period's days (their mean is DAU).
         public var activeUserDays = 0
@@ -23,8 +25,8 @@ public struct ProductMetrics: Sendable {
         /// days 1 to 7 after their sign-up day.
         public var weekOneCohort = 0
         public var weekOneRetained = 0
-        /// Coaching sessions in the period: a thread's turns with less than 30 minutes between them (Memory's
-        /// idle rule), and those reaching three exchanges.
+        /// Coaching sessions that started in the period: a thread's turns less than Memory's idle time apart
+        /// (30 minutes by default), and those reaching three exchanges.
         public var sessions = 0
         public var deepSessions = 0
         /// People active on two or more days of the period, and those of them with a context profile set.
@@ -76,24 +78,35 @@ public struct ProductMetrics: Sendable {
 
     /// The period the rates cover: four weeks, so sessions per week is a whole number of weeks.
     public static let periodDays = 28
-    /// Weekly sign-up cohorts shown, newest first ending with the last week whose members' first week is over.
+    /// Weekly sign-up cohorts shown: the last is the newest week whose members' first week is over.
     public static let cohortWeeks = 8
 
     let database: Database
     let costs: CostReports
+    /// Memory's idle time, which ends a session (`HEARTH_MEMORY_IDLE_MINUTES`).
+    let sessionIdle: Duration
 
-    public init(database: Database) {
+    public init(database: Database, sessionIdle: Duration) {
         self.database = database
         self.costs = CostReports(database: database)
+        self.sessionIdle = sessionIdle
+    }
+
+    /// The period's first instant: midnight UTC, ``periodDays`` - 1 days before today's.
+    static func periodStart(now: Date = Date()) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        return calendar.date(byAdding: .day, value: -(periodDays - 1), to: calendar.startOfDay(for: now))!
     }
 
     /// The tenant's counts and its cost target (micro-dollars per active person per month).
     public func counts(tenantID: UUID) async throws -> (counts: Counts, targetCostMicros: Int64) {
         try await database.withTenant(tenantID) { connection in
             var counts = Counts()
-            try await readTotals(into: &counts, on: connection)
-            try await readSessions(into: &counts, on: connection)
-            try await readSeries(into: &counts, on: connection)
+            let since = Self.periodStart()
+            try await readTotals(into: &counts, since: since, on: connection)
+            try await readSessions(into: &counts, since: since, on: connection)
+            try await readSeries(into: &counts, since: since, on: connection)
             let month = try await costs.month(on: connection)
             counts.monthCostMicros = month.costMicros
             counts.monthActiveUsers = month.activeUsers
@@ -103,13 +116,12 @@ public struct ProductMetrics: Sendable {
 
     private var logger: Logger { database.logger }
 
-    private func readTotals(into counts: inout Counts, on connection: PostgresConnection) async throws {
-        let period = Self.periodDays
+    private func readTotals(into counts: inout Counts, since: Date, on connection: PostgresConnection) async throws {
         let rows = try await connection.query(
             """
             WITH today AS (SELECT (now() AT TIME ZONE 'UTC')::date AS day),
             active AS (
-                SELECT user_id, count(*) AS days FROM usage_daily, today WHERE usage_daily.day > today.day - \(period)::integer
+                SELECT user_id, count(*) AS days FROM usage_daily WHERE day >= (\(since)::timestamptz AT TIME ZONE 'UTC')::date
                 GROUP BY user_id
             ),
             cohort AS (
@@ -118,7 +130,7 @@ public struct ProductMetrics: Sendable {
             )
             SELECT
                 (SELECT count(*) FROM users)::int,
-                (SELECT count(*) FROM users WHERE created_at > now() - make_interval(days => \(period)::integer))::int,
+                (SELECT count(*) FROM users WHERE created_at >= \(since))::int,
                 (SELECT count(*) FROM active)::int,
                 (SELECT coalesce(sum(days), 0) FROM active)::int,
                 (SELECT count(*) FROM cohort)::int,
@@ -128,7 +140,7 @@ public struct ProductMetrics: Sendable {
                 (SELECT count(*) FROM active a JOIN context_profiles p ON p.user_id = a.user_id
                  WHERE a.days >= 2 AND p.profile_ciphertext IS NOT NULL)::int,
                 (SELECT count(DISTINCT l.user_id) FROM persona_links l JOIN active a ON a.user_id = l.user_id
-                 WHERE l.created_at > now() - make_interval(days => \(period)::integer))::int
+                 WHERE l.created_at >= \(since))::int
             """,
             logger: logger
         )
@@ -146,31 +158,35 @@ public struct ProductMetrics: Sendable {
         }
         let crisis = try await connection.query(
             """
-            SELECT kind, count(*)::int FROM crisis_events WHERE created_at > now() - make_interval(days => \(period)::integer)
-            GROUP BY kind
+            SELECT kind, count(*)::int FROM crisis_events WHERE created_at >= \(since) GROUP BY kind
             """,
             logger: logger
         )
         for try await (kind, count) in crisis.decode((String, Int).self) { counts.crisisEvents[kind] = count }
     }
 
-    /// Sessions from the usage records' times: a thread's answered turns split where 30 minutes passed between
-    /// two; a session's depth is its distinct answers (a retried answer counts once).
-    private func readSessions(into counts: inout Counts, on connection: PostgresConnection) async throws {
+    /// Sessions from the usage records' times: a thread's turns split where Memory's idle time passed between
+    /// two; a session's depth is its distinct answers (a retried answer counts once). Turns from an idle time
+    /// before the period are read too, so a session already under way when the period began is not counted as
+    /// starting in it.
+    private func readSessions(into counts: inout Counts, since: Date, on connection: PostgresConnection) async throws {
+        let idle = Int(sessionIdle.components.seconds)
         let rows = try await connection.query(
             """
             SELECT count(*)::int, count(*) FILTER (WHERE exchanges >= 3)::int FROM (
-                SELECT count(DISTINCT message_id) AS exchanges FROM (
-                    SELECT thread_id, message_id, sum(starts) OVER (PARTITION BY thread_id ORDER BY created_at, id) AS session FROM (
+                SELECT min(created_at) AS started, count(DISTINCT message_id) AS exchanges FROM (
+                    SELECT thread_id, message_id, created_at,
+                           sum(starts) OVER (PARTITION BY thread_id ORDER BY created_at, id) AS session FROM (
                         SELECT id, thread_id, message_id, created_at,
                                CASE WHEN created_at - lag(created_at) OVER (PARTITION BY thread_id ORDER BY created_at, id)
-                                         <= interval '30 minutes' THEN 0 ELSE 1 END AS starts
+                                         < \(idle) * interval '1 second' THEN 0 ELSE 1 END AS starts
                         FROM usage_records
-                        WHERE created_at > now() - make_interval(days => \(Self.periodDays)::integer) AND thread_id IS NOT NULL
+                        WHERE created_at >= \(since)::timestamptz - \(idle) * interval '1 second' AND thread_id IS NOT NULL
                     ) turns
                 ) numbered
                 GROUP BY thread_id, session
             ) sessions
+            WHERE started >= \(since)
             """,
             logger: logger
         )
@@ -181,11 +197,11 @@ public struct ProductMetrics: Sendable {
     }
 
     /// Daily actives and cost per day over the period, and week-1 retention per weekly sign-up cohort.
-    private func readSeries(into counts: inout Counts, on connection: PostgresConnection) async throws {
+    private func readSeries(into counts: inout Counts, since: Date, on connection: PostgresConnection) async throws {
         let days = try await connection.query(
             """
             SELECT to_char(day, 'YYYY-MM-DD'), count(*)::int, sum(cost_micros)::bigint FROM usage_daily
-            WHERE day > (now() AT TIME ZONE 'UTC')::date - \(Self.periodDays)::integer GROUP BY day
+            WHERE day >= (\(since)::timestamptz AT TIME ZONE 'UTC')::date GROUP BY day
             """,
             logger: logger
         )

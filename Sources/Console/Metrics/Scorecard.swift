@@ -66,6 +66,8 @@ struct Scorecard {
     static let sessionDepth = Threshold(target: 0.70, redFlag: nil, higherIsBetter: true)
     static let contextSetup = Threshold(target: 0.60, redFlag: 0.40, higherIsBetter: true)
     static let shareRate = Threshold(target: 0.10, redFlag: 0.05, higherIsBetter: true)
+    /// The PRD's target cost per person per month, for the platform-wide page (tenants have their own).
+    static let prdTargetCostMicros: Int64 = 2_000_000
     /// The PRD's cost target is $2 with a red flag above $3; a tenant's own target keeps that proportion.
     static func costPerUser(targetMicros: Int64) -> Threshold {
         Threshold(target: Double(targetMicros), redFlag: Double(targetMicros) * 1.5, higherIsBetter: false)

@@ -21,8 +21,8 @@ struct BarChart {
     /// What the chart shows, for `aria-label`.
     let label: String
     let bars: [Bar]
-    /// The largest value, labelled at the top.
-    let top: String
+    /// "Cost per day…; largest $1.25." or, when every value is zero, "…: nothing yet."
+    let caption: String
     let firstLabel: String
     let lastLabel: String
     let viewBox = "0 0 \(Int(width)) \(Int(height + axis))"
@@ -40,7 +40,7 @@ struct BarChart {
             return Bar(x: Self.format(Double(index) * slot + slot * 0.1), y: Self.format(Self.height - height),
                        width: Self.format(slot * 0.8), height: Self.format(height), title: "\(point.label): \(point.reads)")
         }
-        top = points.first { $0.value == largest }?.reads ?? ""
+        caption = largest > 0 ? "\(label); largest \(points.first { $0.value == largest }?.reads ?? "")." : "\(label): nothing yet."
         firstLabel = points.first?.label ?? ""
         lastLabel = points.last?.label ?? ""
     }

@@ -167,8 +167,12 @@ public struct ConsoleDomainsController<Context: HearthRequestContextProtocol>: S
             return editor(context, key: nil, yaml: form.yaml, versions: [],
                           problem: "A domain with the key '\(definition.key)' exists already: edit it instead.", status: .conflict)
         }
-        _ = try await domains.save([definition], tenantID: tenant.id, source: .console, author: author.email,
-                                   audited: Audited(log: audit, author: author))
+        // Another operator adding the same key at the same moment takes version 1 first: then this one exists already.
+        guard try await !domains.save([definition], tenantID: tenant.id, source: .console, author: author.email,
+                                      audited: Audited(log: audit, author: author)).isEmpty else {
+            return editor(context, key: nil, yaml: form.yaml, versions: [],
+                          problem: "A domain with the key '\(definition.key)' was just added by someone else: edit it instead.", status: .conflict)
+        }
         return .redirect(to: "/console/tenants/\(tenant.slug)/domains/\(definition.key)?done=added")
     }
 

@@ -41,9 +41,6 @@ public struct ConsoleOverviewController<Context: HearthRequestContextProtocol>: 
          ("third_party", "Someone else at risk")]
     }
 
-    /// The PRD's target cost per person per month, for the platform-wide page.
-    static var prdTargetCostMicros: Int64 { 2_000_000 }
-
     let metrics: ProductMetrics
     let tenants: TenantStore
     let pages: ConsolePages
@@ -73,7 +70,7 @@ public struct ConsoleOverviewController<Context: HearthRequestContextProtocol>: 
         for tenant in try await tenants.list() {
             total = total + (try await metrics.counts(tenantID: tenant.id).counts)
         }
-        return pages.render("console/overview", page(total, targetCostMicros: Self.prdTargetCostMicros, title: "Overview: all tenants",
+        return pages.render("console/overview", page(total, targetCostMicros: Scorecard.prdTargetCostMicros, title: "Overview: all tenants",
                                                      context: context, platformWide: true))
     }
 

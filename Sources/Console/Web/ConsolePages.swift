@@ -11,7 +11,7 @@ public struct ConsolePages: Sendable {
         "console/user", "console/personas", "console/persona", "console/audit", "console/error", "console/overview", "console/domains",
         "console/domain", "console/tenant-new", "console/settings",
     ]
-    public static let files = ["console.css", "favicon.svg"]
+    public static let files = ["console.css"]
 
     let html: HTMLPages
     let security: ConsoleSecurity

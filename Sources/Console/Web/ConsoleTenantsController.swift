@@ -47,14 +47,19 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
         }
 
         let chrome: Chrome
-        let name: String
-        let passwordMinLength: Int
-        let bundleIDs: String
-        let promptDebug: Bool
+        let general: General
         let providers: [ProviderForm]
         let locales: [LocaleForm]
         let keys: [KeyRow]
         let canRevoke: Bool
+    }
+
+    /// The general form's fields as shown.
+    struct General {
+        let name: String
+        let passwordMinLength: String
+        let bundleIDs: String
+        let promptDebug: Bool
     }
 
     struct CreateForm: Decodable {
@@ -64,7 +69,7 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
 
     struct GeneralForm: Decodable {
         let name: String
-        let passwordMinLength: Int
+        let passwordMinLength: String
         let bundleIDs: String
         let promptDebug: String?
     }
@@ -132,12 +137,16 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
         let form = try await ConsoleForm.decode(CreateForm.self, from: request, context: context, checkingCSRFWith: pages.security)
         let slug = form.slug.trimmingCharacters(in: .whitespaces)
         let name = form.name.trimmingCharacters(in: .whitespaces)
+        func refused(_ problem: String, _ status: HTTPResponse.Status) -> Response {
+            pages.render("console/tenant-new", NewPage(chrome: pages.chrome(context, title: "Create a tenant", problem: problem), slug: slug, name: name),
+                         status: status)
+        }
+        guard (1...100).contains(name.count) else { return refused("The name must be 1 to 100 characters.", .unprocessableContent) }
+        guard try await tenants.find(slug: slug) == nil else { return refused("A tenant with the slug '\(slug)' exists already.", .conflict) }
         do {
-            guard (1...100).contains(name.count) else { throw ConfigError("the name must be 1 to 100 characters") }
             _ = try await tenants.create(slug: slug, name: name, audited: Audited(log: audit, author: author))
         } catch let error as ConfigError {
-            let page = NewPage(chrome: pages.chrome(context, title: "Create a tenant", problem: Self.sentence(error)), slug: slug, name: name)
-            return pages.render("console/tenant-new", page, status: error.description.contains("already exists") ? .conflict : .unprocessableContent)
+            return refused(Self.sentence(error), .unprocessableContent)
         }
         return .redirect(to: "/console/tenants/\(slug)/settings?done=created")
     }
@@ -154,17 +163,22 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
         let form = try await ConsoleForm.decode(GeneralForm.self, from: request, context: context, checkingCSRFWith: pages.security)
         let bundleIDs = form.bundleIDs.split(whereSeparator: { $0 == "," || $0.isNewline || $0 == " " }).map(String.init)
         let name = form.name.trimmingCharacters(in: .whitespaces)
-        guard (1...100).contains(name.count) else { return try await page(context, problem: "The name must be 1 to 100 characters.") }
+        // A refused form shows what the operator typed, not the stored values.
+        let typed = General(name: form.name, passwordMinLength: form.passwordMinLength, bundleIDs: form.bundleIDs, promptDebug: form.promptDebug == "on")
+        guard (1...100).contains(name.count) else { return try await page(context, problem: "The name must be 1 to 100 characters.", general: typed) }
+        guard let minLength = Int(form.passwordMinLength.trimmingCharacters(in: .whitespaces)) else {
+            return try await page(context, problem: "The shortest password is a number of characters.", general: typed)
+        }
         guard bundleIDs.allSatisfy({ $0.range(of: #"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$"#, options: .regularExpression) != nil }) else {
-            return try await page(context, problem: "Bundle ids look like com.example.coach, separated by commas or lines.")
+            return try await page(context, problem: "Bundle ids look like com.example.coach, separated by commas or lines.", general: typed)
         }
         do {
             _ = try await tenants.update(slug: context.requireTenant().slug,
-                                         settings: .init(name: name, passwordMinLength: form.passwordMinLength, appleAudiences: bundleIDs,
+                                         settings: .init(name: name, passwordMinLength: minLength, appleAudiences: bundleIDs,
                                                          promptDebug: form.promptDebug == "on"),
                                          audited: Audited(log: audit, author: author))
         } catch let error as ConfigError {
-            return try await page(context, problem: Self.sentence(error))
+            return try await page(context, problem: Self.sentence(error), general: typed)
         }
         directory.forget(tenantID: try context.requireTenant().id)
         return try .redirect(to: "/console/tenants/\(context.requireTenant().slug)/settings?done=general")
@@ -185,14 +199,7 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
         }
         let store = ProviderSettingsStore(logger: database.logger)
         try await database.withTenant(tenant.id) { connection in
-            if let setting {
-                try await store.save(setting, tenantID: tenant.id, on: connection)
-            } else {
-                try await store.remove(position, on: connection)
-            }
-            let detail = setting.map { "\($0.kind) \($0.model)\($0.baseURL.map { " at \($0)" } ?? "")" } ?? "removed"
-            try await audit.record("tenant.llm", detail: "\(position == .primary ? "primary" : "fallback"): \(detail)", by: author,
-                                   tenantID: tenant.id, on: connection)
+            try await store.apply(setting, at: position, tenantID: tenant.id, audited: Audited(log: audit, author: author), on: connection)
         }
         return .redirect(to: "/console/tenants/\(tenant.slug)/settings?done=llm")
     }
@@ -205,12 +212,17 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
     static func setting(_ form: ProviderFields, position: ProviderSetting.Position) throws -> ProviderSetting? {
         guard form.kind != "none" else { return nil }
         guard providerKinds.contains(where: { $0.value == form.kind }) else { throw Problem(message: "Choose a kind of provider.") }
-        let model = form.model?.trimmingCharacters(in: .whitespaces) ?? ""
+        // The offline coach has no models; its usage records name it "offline".
+        let model = form.model?.trimmingCharacters(in: .whitespaces).nonEmpty ?? (form.kind == "offline" ? "offline" : "")
         guard (1...200).contains(model.count) else { throw Problem(message: "Name the model, e.g. gpt-4o-mini.") }
         let baseURL = form.baseURL?.trimmingCharacters(in: .whitespaces).nonEmpty
         if let baseURL {
-            guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme), url.host != nil else {
+            guard let url = URLComponents(string: baseURL), ["http", "https"].contains(url.scheme), url.host?.isEmpty == false else {
                 throw Problem(message: "The base URL must be an http or https address, e.g. https://api.openai.com/v1.")
+            }
+            // Keys hide in addresses too (https://sk-…@host, ?api-key=…): they would be stored and shown in clear.
+            guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil else {
+                throw Problem(message: "The base URL takes no user, password or query: give the API key as env:NAME or file:/path.")
             }
         }
         let reference = form.apiKeyReference?.trimmingCharacters(in: .whitespaces).nonEmpty
@@ -275,15 +287,17 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
 
     // MARK: - The page
 
-    private func page(_ context: Context, notice: String? = nil, problem: String?, status: HTTPResponse.Status = .unprocessableContent) async throws -> Response {
+    /// `general`: the general form as typed, when it was refused.
+    private func page(_ context: Context, notice: String? = nil, problem: String?, status: HTTPResponse.Status = .unprocessableContent,
+                      general: General? = nil) async throws -> Response {
         let tenant = try context.requireTenant()
         let providers = try await database.withTenant(tenant.id) { try await ProviderSettingsStore(logger: database.logger).list(on: $0) }
         let locales = try await safety.locales(tenantID: tenant.id)
         let keys = try await tenants.activeClientKeys(tenantID: tenant.id)
         let view = SettingsPage(
             chrome: pages.chrome(context, title: "Settings", notice: notice, problem: problem),
-            name: tenant.name, passwordMinLength: tenant.passwordMinLength, bundleIDs: tenant.appleAudiences.joined(separator: "\n"),
-            promptDebug: tenant.promptDebug,
+            general: general ?? .init(name: tenant.name, passwordMinLength: String(tenant.passwordMinLength),
+                                      bundleIDs: tenant.appleAudiences.joined(separator: "\n"), promptDebug: tenant.promptDebug),
             providers: [ProviderSetting.Position.primary, .fallback].map { position in
                 let setting = providers.first { $0.position == position }
                 return .init(position: position == .primary ? "primary" : "fallback",
@@ -311,7 +325,7 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
         case "created": "Tenant created with its first client key. Its apps use that key; set its model and resources below."
         case "general": "Saved."
         case "llm": "Provider saved: the next turn uses it."
-        case "safety": "Crisis resources saved: apps and crisis answers show them from now on."
+        case "safety": "Crisis resources saved: crisis answers show them from now on, apps within five minutes (their cache)."
         case "key-added": "Key added. Ship it in the app, then revoke the old one."
         case "key-revoked": "Key revoked: apps that still send it are refused (by other server instances once they stop remembering it: HEARTH_TENANT_CACHE_SECONDS)."
         default: nil

@@ -3,9 +3,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The few static files pages use (stylesheets), read from `public/` once at startup and served from memory at
+/// The few static files pages use (stylesheets, the icon), read from `public/` once at startup and served from memory at
 /// `/assets/{name}` with an ETag; a missing file stops the server at startup instead of unstyling its pages.
 public struct StaticAssets: Sendable {
+    /// Every page's: the icon browsers ask for (without one they fetch `/favicon.ico` and log its 404).
+    public static let shared = ["favicon.svg"]
+
     struct Asset: Sendable {
         let bytes: ByteBuffer
         let contentType: String

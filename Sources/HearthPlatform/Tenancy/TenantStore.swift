@@ -47,7 +47,7 @@ public struct TenantStore: Sendable {
     public func create(slug: String, name: String, settings: Settings = .init(),
                        audited: Audited? = nil) async throws -> (tenant: Tenant, clientKey: String) {
         guard Tenant.isValidSlug(slug) else {
-            throw ConfigError("tenant slug must be 2–63 characters of a–z, 0–9 and -, starting with a letter or digit")
+            throw ConfigError("tenant slug must be 2–63 characters of a–z, 0–9 and -, starting with a letter or digit, and not 'new'")
         }
         let minLength = settings.passwordMinLength ?? 8
         try Self.validate(passwordMinLength: minLength)
@@ -182,7 +182,8 @@ public struct TenantStore: Sendable {
     /// A client key as the audit log names it: enough to tell keys apart.
     static func abbreviate(_ key: String) -> String { String(key.prefix(10)) + "…" }
 
-    /// Returns `false` when there was no such active key.
+    /// Any active key, even a tenant's last: the CLI's break-glass path for a key that must stop now (the
+    /// console's ``revokeClientKey(_:tenantID:audited:)`` keeps one working). `false` when there was no such key.
     public func revokeClientKey(_ key: String) async throws -> Bool {
         try await database.withPlatformTransaction { connection in
             let rows = try await connection.query(
@@ -238,20 +239,6 @@ extension TenantStore {
         )
         var keys: [(String, Date)] = []
         for try await key in rows.decode((String, Date).self) { keys.append(key) }
-        return keys
-    }
-
-    /// The tenant's client keys that still work, oldest first.
-    public func activeClientKeys(slug: String) async throws -> [String] {
-        let rows = try await database.client.query(
-            """
-            SELECT k.key FROM tenant_client_keys k JOIN tenants t ON t.id = k.tenant_id
-            WHERE t.slug = \(slug) AND k.revoked_at IS NULL ORDER BY k.created_at
-            """,
-            logger: database.logger
-        )
-        var keys: [String] = []
-        for try await key in rows.decode(String.self) { keys.append(key) }
         return keys
     }
 }
