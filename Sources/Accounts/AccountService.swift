@@ -176,14 +176,18 @@ public struct AccountService: Sendable {
     /// The identity behind an access token, with the request counted against its rate limits (the same round
     /// trip as the live-session check). Throws the 429 when a limit is exceeded.
     public func authenticate(tenant: Tenant, bearer: String) async throws -> (Identity, RateLimit) {
+        let identity = try await verify(tenant: tenant, bearer: bearer)
+        let gate = try await sessions.admit(identity.sessionID, userID: identity.userID, tenantID: tenant.id, on: database.client)
+        return (identity, try gate.admit())
+    }
+
+    /// The identity an access token names, from its signature, expiry and tenant alone: the session is not
+    /// checked. Only for a route that checks it in its own first round trip (a send, decision 0015).
+    public func verify(tenant: Tenant, bearer: String) async throws -> Identity {
         guard let verified = await tokens.verify(bearer), verified.tenantID == tenant.id else {
             throw APIError.unauthorized("access_token_invalid", "The access token is invalid or has expired. Refresh it.")
         }
-        guard let limit = try await sessions.admit(verified.sessionID, userID: verified.userID, tenantID: tenant.id, on: database.client) else {
-            throw APIError.sessionRevoked
-        }
-        if limit.exceeded { throw limit.refusal }
-        return (Identity(userID: verified.userID, sessionID: verified.sessionID), limit)
+        return Identity(userID: verified.userID, sessionID: verified.sessionID)
     }
 
     public func logOut(tenant: Tenant, identity: Identity) async throws {

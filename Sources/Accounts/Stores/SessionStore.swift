@@ -84,19 +84,18 @@ struct SessionStore: Sendable {
         return .rotated(userID: userID, sessionID: sessionID, refreshToken: next)
     }
 
-    /// One statement outside any transaction, on every signed-in request: whether the session is live and, when
-    /// it is, the request counted against the tenant's and the person's rate limits (migrations/0022_admission.sql).
-    /// `nil` when the session is not live; otherwise the limit that decides (exceeded, or the person's per minute).
-    func admit(_ sessionID: UUID, userID: UUID, tenantID: UUID, on client: PostgresClient) async throws -> RateLimit? {
+    /// One statement outside any transaction, on every signed-in request but a send: whether the session is live
+    /// and, when it is, the request counted against the tenant's and the person's rate limits
+    /// (migrations/0022_admission.sql).
+    func admit(_ sessionID: UUID, userID: UUID, tenantID: UUID, on client: PostgresClient) async throws -> SessionGate {
         let rows = try await client.query(
             "SELECT active, name, quota, window_seconds, used, reset_seconds FROM hearth_session_admit(\(tenantID), \(sessionID), \(userID))",
             logger: logger
         )
         for try await (active, name, quota, window, used, reset) in rows.decode((Bool, String?, Int64?, Int?, Int64?, Int?).self) {
-            guard active, let name, let quota, let used, let reset else { return nil }
-            return RateLimit(name: name, quota: quota, window: window, used: used, reset: reset)
+            return SessionGate(active: active, name: name, quota: quota, window: window, used: used, reset: reset)
         }
-        return nil
+        return SessionGate(active: false, name: nil, quota: nil, window: nil, used: nil, reset: nil)
     }
 
     /// Returns `false` when the user has no such live session.

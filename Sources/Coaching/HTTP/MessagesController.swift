@@ -36,9 +36,11 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         self.turn = turn
     }
 
-    public func addRoutes(to group: RouterGroup<Context>) {
+    /// `sending`: the group of the send alone, behind ``UncheckedSessionMiddleware`` (its session is checked in the
+    /// turn's first round trip, decision 0015); `group`: the other routes, behind the access-token middleware.
+    public func addRoutes(to group: RouterGroup<Context>, sending: RouterGroup<Context>) {
         group.get("threads/:threadID/messages", use: list)
-        group.post("threads/:threadID/messages", use: send)
+        sending.post("threads/:threadID/messages", use: send)
         group.get("threads/:threadID/messages/:messageID", use: show)
         group.get("threads/:threadID/messages/:messageID/events", use: events)
         group.post("threads/:threadID/messages/:messageID/retry", use: retry)
@@ -65,13 +67,16 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
 
     @Sendable func send(_ request: Request, context: Context) async throws -> Response {
         let tenant = try context.requireTenant()
-        let identity = try context.requireIdentity()
+        // Checked by the turn before it reads or stores anything; until then only the body is read.
+        let identity = try context.requireUncheckedIdentity()
         let threadID = try ThreadsController<Context>.threadID(context)
         let idempotencyKey = try Self.idempotencyKey(request)
         let content = try await Self.content(of: request, context: context)
-        let start = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content,
-                                        idempotencyKey: idempotencyKey, locale: Self.locale(request))
-        return try await respond(start, request: request, context: context, tenant: tenant, identity: identity)
+        let (start, limit) = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content,
+                                                 idempotencyKey: idempotencyKey, locale: Self.locale(request))
+        var response = try await respond(start, request: request, context: context, tenant: tenant, identity: identity)
+        for field in limit?.headers ?? [:] where response.headers[field.name] == nil { response.headers.append(field) }
+        return response
     }
 
     /// The debug view: the request a turn with this message would send, built exactly as a send builds it.

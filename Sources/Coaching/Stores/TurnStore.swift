@@ -38,6 +38,8 @@ struct TurnStore: Sendable {
         let history: [(id: UUID, role: ChatMessage.Role, sealed: Data)]
         /// What the admission decided (admitted: a read with a lease only).
         let admission: Admission?
+        /// The request's rate limit, when the read checked the session (a send; decision 0015).
+        let requestLimit: RateLimit?
 
         /// The history opened with the user's key; an answer stored empty (a failed start) is left out.
         func conversation() throws -> [ChatMessage] {
@@ -65,10 +67,13 @@ struct TurnStore: Sendable {
 
     /// `nil` when the user has no such thread (or no longer exists). With a `lease` (the id of the answer about to
     /// be generated) the read first admits the person (``Admission``) and throws its refusal: a send or retry is
-    /// refused before anything is stored, in the round trip the turn makes anyway.
-    func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?) async throws -> Context? {
+    /// refused before anything is stored, in the round trip the turn makes anyway. With a `session` the read
+    /// first checks it and counts the request against the rate limits (``SessionGate``), throwing the 401 or 429.
+    func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?,
+                 session: UUID? = nil) async throws -> Context? {
         let rows = try await client.query(
-            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease))", logger: logger
+            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease), \(session))",
+            logger: logger
         )
         var sessionType: SessionType?
         var domain: String?
@@ -82,9 +87,13 @@ struct TurnStore: Sendable {
         var providers: [ProviderSetting] = []
         var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
         var admission: Admission?
+        var requestLimit: RateLimit?
         for try await (kind, id, number, name, model, url, reference, sealed)
             in rows.decode((String, UUID?, Int?, String?, String?, String?, String?, Data?).self) {
             switch kind {
+            case "gate":
+                // First when asked for: a session that is not live or a request over its limit ends the read here.
+                requestLimit = try SessionGate(json: reference ?? "{}").admit()
             case "thread":
                 sessionType = name.flatMap(SessionType.init(rawValue:))
                 domain = model
@@ -118,7 +127,7 @@ struct TurnStore: Sendable {
         let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
         let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
         return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, persona: persona, key: key, profile: profile, memory: memory, providers: providers, history: history,
-                       admission: admission)
+                       admission: admission, requestLimit: requestLimit)
     }
 
     /// Commits the user's message and the placeholder its answer streams into, with what the turn found: the

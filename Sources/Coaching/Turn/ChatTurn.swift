@@ -54,12 +54,21 @@ public struct ChatTurn: Sendable {
         self.logger = database.logger
     }
 
-    /// `locale`: the person's language (`Accept-Language`), for the crisis resources.
+    /// `locale`: the person's language (`Accept-Language`), for the crisis resources. `identity`'s session is
+    /// checked here, in the context read (decision 0015); the request's rate limit comes back for the answer's
+    /// `RateLimit` fields.
     func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?,
-              locale: String?) async throws -> Start {
+              locale: String?) async throws -> (start: Start, limit: RateLimit?) {
         // The answer's id is its stream lease: the admission takes it, the stored answer gives it back.
         let answer = UUID()
-        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: answer)
+        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: answer,
+                                        checkingSession: true)
+        return (try await send(content, context: context, answer: answer, tenant: tenant, identity: identity, threadID: threadID,
+                               idempotencyKey: idempotencyKey, locale: locale), context.requestLimit)
+    }
+
+    private func send(_ content: String, context: TurnStore.Context, answer: UUID, tenant: Tenant, identity: Identity, threadID: UUID,
+                      idempotencyKey: String?, locale: String?) async throws -> Start {
         do {
             let history = try context.conversation()
             let classification = try await classify(content, context: context, history: history, tenantID: tenant.id)
@@ -169,10 +178,13 @@ public struct ChatTurn: Sendable {
         try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources
     }
 
-    /// `lease`: admit the person first (sends and retries; see ``TurnStore/context(tenantID:userID:threadID:before:historyLimit:lease:)``).
-    private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?, lease: UUID?) async throws -> TurnStore.Context {
+    /// `lease`: admit the person first (sends and retries); `checkingSession`: check the identity's session before
+    /// that (sends; see ``TurnStore/context(tenantID:userID:threadID:before:historyLimit:lease:session:)``).
+    private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?, lease: UUID?,
+                         checkingSession: Bool = false) async throws -> TurnStore.Context {
         guard let context = try await store.context(tenantID: tenant.id, userID: identity.userID, threadID: threadID,
-                                                     before: before, historyLimit: Self.historyLimit, lease: lease) else {
+                                                     before: before, historyLimit: Self.historyLimit, lease: lease,
+                                                     session: checkingSession ? identity.sessionID : nil) else {
             throw Conversations.noThread
         }
         return context

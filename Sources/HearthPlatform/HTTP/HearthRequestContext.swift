@@ -7,6 +7,9 @@ public protocol HearthRequestContextProtocol: RequestContext {
     var requestID: String { get set }
     var tenant: Tenant? { get set }
     var identity: Identity? { get set }
+    /// On a send only: the identity its access token names, its session not yet checked — the turn's first round
+    /// trip checks it (decision 0015). Never set together with `identity`.
+    var uncheckedIdentity: Identity? { get set }
     /// The operator behind an operator-API request (never set on `/v1` app routes).
     var operatorSession: OperatorSession? { get set }
     /// The peer's IP address (for per-IP throttles). Proxies are not trusted: see docs/security.md.
@@ -19,6 +22,7 @@ public struct HearthRequestContext: HearthRequestContextProtocol {
     public var requestID = ""
     public var tenant: Tenant?
     public var identity: Identity?
+    public var uncheckedIdentity: Identity?
     public var operatorSession: OperatorSession?
     public let remoteAddress: String?
 
@@ -91,6 +95,14 @@ extension HearthRequestContextProtocol {
     public func requireOperatorSession() throws -> OperatorSession {
         guard let operatorSession else { throw APIError.operatorSignInRequired }
         return operatorSession
+    }
+
+    /// A send's identity, whose session the caller must check before doing anything on its behalf.
+    public func requireUncheckedIdentity() throws -> Identity {
+        guard let uncheckedIdentity else {
+            throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")
+        }
+        return uncheckedIdentity
     }
 
     public func requireIdentity() throws -> Identity {

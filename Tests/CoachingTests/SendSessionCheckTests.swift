@@ -1,0 +1,57 @@
+import Foundation
+import HearthPlatform
+import HearthTestSupport
+import HTTPTypes
+import Testing
+
+/// A send checks its session and counts its request in the turn's first round trip (decision 0015): the same
+/// refusals as every other route, before anything is read, admitted or stored.
+@Suite struct SendSessionCheckTests {
+    @Test func aSendWithASignedOutSessionOrABadTokenIsRefusedBeforeAnythingIsStored() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            let user = coachee.grant.user.id
+            let subscriptions = try await hearth.adminCount("subscriptions WHERE user_id = '\(user)'")
+            #expect(try await client.call(.post, "/v1/auth/logout", clientKey: key, token: coachee.token).status == .noContent)
+
+            let revoked = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Still there?"])
+            #expect(revoked.status == .unauthorized && revoked.errorCode == "session_revoked")
+            let (status, _) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Still there?"])
+            #expect(status == 401)
+            #expect(try await hearth.adminCount("messages WHERE user_id = '\(user)'") == 0)
+            #expect(try await hearth.adminCount("stream_leases WHERE user_id = '\(user)'") == 0)
+            #expect(try await hearth.adminCount("subscriptions WHERE user_id = '\(user)'") == subscriptions)
+
+            let forged = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token + "x", json: ["content": "Hi"])
+            #expect(forged.status == .unauthorized && forged.errorCode == "access_token_invalid")
+            let anonymous = try await client.call(.post, coachee.messagesPath, clientKey: key, json: ["content": "Hi"])
+            #expect(anonymous.status == .unauthorized && anonymous.errorCode == "authentication_required")
+        }
+    }
+
+    @Test func aSendIsCountedAgainstThePersonsRequestsPerMinuteAndSaysSo() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            let answered = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Hello"])
+            #expect(answered.status == .ok)
+            let policy = try #require(answered.headers[.rateLimitPolicy])
+            #expect(policy.hasPrefix("\"requests-per-minute\";q=") && policy.hasSuffix(";w=60"))
+
+            // One request a minute, and this minute's already used: windows align to the clock, so not at its end.
+            try await hearth.admin("UPDATE billing_plans SET requests_per_minute = 1 WHERE tenant_id = '\(tenant.id)' AND code = 'trial'")
+            let second = Calendar(identifier: .gregorian).component(.second, from: Date())
+            if second > 50 { try await Task.sleep(for: .seconds(61 - second)) }
+            _ = try await client.call(.get, "/v1/me", clientKey: key, token: coachee.token)
+            let before = try await hearth.adminCount("messages WHERE user_id = '\(coachee.grant.user.id)'")
+            let refused = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Again"])
+            #expect(refused.status == .tooManyRequests && refused.errorCode == "rate_limited")
+            #expect(refused.headers[.rateLimitPolicy] == "\"requests-per-minute\";q=1;w=60")
+            #expect(refused.headers[HTTPField.Name("Retry-After")!] != nil)
+            #expect(try await hearth.adminCount("messages WHERE user_id = '\(coachee.grant.user.id)'") == before)
+        }
+    }
+}
