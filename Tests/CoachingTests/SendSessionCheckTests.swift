@@ -2,6 +2,7 @@ import Foundation
 import HearthPlatform
 import HearthTestSupport
 import HTTPTypes
+import HummingbirdTesting
 import Testing
 
 /// A send checks its session and counts its request in the turn's first round trip (decision 0015): the same
@@ -28,6 +29,9 @@ import Testing
             #expect(forged.status == .unauthorized && forged.errorCode == "access_token_invalid")
             let anonymous = try await client.call(.post, coachee.messagesPath, clientKey: key, json: ["content": "Hi"])
             #expect(anonymous.status == .unauthorized && anonymous.errorCode == "authentication_required")
+            let basic = try await client.execute(uri: coachee.messagesPath, method: .post,
+                                                 headers: [HTTPField.Name("X-Hearth-Client-Key")!: key, .authorization: "Basic dXNlcjpwYXNz"])
+            #expect(basic.status == .unauthorized)
         }
     }
 

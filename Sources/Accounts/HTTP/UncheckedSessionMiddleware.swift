@@ -15,8 +15,11 @@ public struct UncheckedSessionMiddleware<Context: HearthRequestContextProtocol>:
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let token = request.headers.bearerToken else {
+        guard request.headers[.authorization] != nil else {
             throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")
+        }
+        guard let token = request.headers.bearerToken else {
+            throw APIError.unauthorized("access_token_invalid", "Use Authorization: Bearer <access token>.")
         }
         var context = context
         let identity = try await accounts.verify(tenant: context.requireTenant(), bearer: token)
