@@ -79,10 +79,8 @@ REVOKE ALL ON FUNCTION hearth_coaching_admit(uuid, uuid, uuid, uuid) FROM PUBLIC
 GRANT EXECUTE ON FUNCTION hearth_coaching_admit(uuid, uuid, uuid, uuid) TO hearth_app;
 
 -- Gives a lease back early: an answer that was never started (a replay, a failure before the provider call).
--- SECURITY DEFINER because that call is a statement of its own, outside any tenant scope; it filters by tenant.
 CREATE FUNCTION hearth_stream_release(p_tenant uuid, p_lease uuid) RETURNS void
-    LANGUAGE sql SECURITY DEFINER
-    SET search_path = pg_catalog, public
+    LANGUAGE sql
     AS $$ DELETE FROM stream_leases WHERE tenant_id = p_tenant AND lease_id = p_lease $$;
 REVOKE ALL ON FUNCTION hearth_stream_release(uuid, uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION hearth_stream_release(uuid, uuid) TO hearth_app;

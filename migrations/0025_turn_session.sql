@@ -1,9 +1,10 @@
 -- A send's live-session check in its context read (docs/decisions/0015): the access-token middleware of
 -- `POST /v1/threads/{id}/messages` verifies the token alone, and the turn's first round trip runs
 -- hearth_session_admit (migration 0022) before anything else. With `p_session` NULL the caller has checked the
--- session itself (retries, previews). A `gate` row comes first, reference = hearth_session_admit's row as JSON
--- {"active", "name", "quota", "window", "used", "reset"}; a session that is not live, or a request over its limit,
--- reads nothing more (no admission, no lease).
+-- session itself (retries, previews). A `gate` row comes first, hearth_session_admit's row in the spare columns
+-- (name = the limit's name, NULL when the session is not live; number = reset seconds; model, url, reference =
+-- quota, used, window as text); a session that is not live, or a request over its limit, reads nothing more (no
+-- admission, no lease). It also makes hearth_stream_release SECURITY DEFINER (see the end).
 
 DROP FUNCTION hearth_turn_context(uuid, uuid, uuid, uuid, bigint, uuid);
 CREATE FUNCTION hearth_turn_context(p_tenant uuid, p_user uuid, p_thread uuid, p_before uuid, p_history bigint, p_lease uuid,
@@ -19,10 +20,9 @@ BEGIN
     IF p_session IS NOT NULL THEN
         -- Before anything else, as the middleware would have: a session that is not live reads nothing.
         SELECT * INTO gate FROM hearth_session_admit(p_tenant, p_session, p_user);
-        RETURN QUERY SELECT 'gate', NULL::uuid, NULL::integer, NULL, NULL, NULL,
-                            jsonb_build_object('active', gate.active, 'name', gate.name, 'quota', gate.quota, 'window', gate.window_seconds,
-                                               'used', gate.used, 'reset', gate.reset_seconds)::text, NULL::bytea;
-        IF NOT gate.active OR gate.used > gate.quota THEN
+        RETURN QUERY SELECT 'gate', NULL::uuid, gate.reset_seconds, CASE WHEN gate.active THEN gate.name END,
+                            gate.quota::text, gate.used::text, gate.window_seconds::text, NULL::bytea;
+        IF NOT coalesce(gate.active AND gate.used <= gate.quota, false) THEN
             RETURN;
         END IF;
     END IF;
@@ -63,3 +63,11 @@ END
 $$;
 REVOKE ALL ON FUNCTION hearth_turn_context(uuid, uuid, uuid, uuid, bigint, uuid, uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION hearth_turn_context(uuid, uuid, uuid, uuid, bigint, uuid, uuid) TO hearth_app;
+
+-- Gives a lease back early: an answer that was never started (a replay, a failure before the provider call).
+-- SECURITY DEFINER because that call is a statement of its own, outside any tenant scope; it filters by tenant.
+-- (Migration 0022 defined it without; 0022 itself stays as it was applied.)
+CREATE OR REPLACE FUNCTION hearth_stream_release(p_tenant uuid, p_lease uuid) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path = pg_catalog, public
+    AS $$ DELETE FROM stream_leases WHERE tenant_id = p_tenant AND lease_id = p_lease $$;

@@ -69,7 +69,7 @@ public func buildApplication(
     DomainsController(domains: domains).addRoutes(to: api)
     let personas = Personas(database: database, domains: domains)
     ThreadsController(conversations: conversations, domains: domains, personas: personas).addRoutes(to: identified)
-    let sending = api.group().add(middleware: UncheckedSessionMiddleware(accounts: accounts))
+    let sending = api.group().add(middleware: AccessTokenMiddleware(accounts: accounts, checkingSession: false))
     MessagesController(conversations: conversations, turn: turn).addRoutes(to: identified, sending: sending)
     ContextController(profiles: contextProfiles).addRoutes(to: identified)
     MemoryController(memory: memory).addRoutes(to: identified)

@@ -8,11 +8,19 @@ import Hummingbird
 ///
 /// The same round trip counts the request against the tenant's and the person's rate limits; answers carry the
 /// person's `RateLimit-Policy` and `RateLimit` fields, and an exceeded limit is a 429 before any handler runs.
+///
+/// The send (`POST /v1/threads/{id}/messages`) is the one route that checks its session in its own first round trip
+/// instead (decision 0015): with `checkingSession: false` the token's signature, expiry and tenant are checked here,
+/// the identity is set as ``HearthRequestContextProtocol/uncheckedIdentity`` and nothing is counted; the turn's
+/// context read checks the session and the limits before it reads or takes anything. Handlers that use
+/// `requireIdentity()` get nothing from that mode, so no other route can skip the check by being put behind it.
 public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
     let accounts: AccountService
+    let checkingSession: Bool
 
-    public init(accounts: AccountService) {
+    public init(accounts: AccountService, checkingSession: Bool = true) {
         self.accounts = accounts
+        self.checkingSession = checkingSession
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -21,11 +29,17 @@ public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: Rout
             throw APIError.unauthorized("access_token_invalid", "Use Authorization: Bearer <access token>.")
         }
         var context = context
-        let (identity, limit) = try await accounts.authenticate(tenant: context.requireTenant(), bearer: token)
-        context.identity = identity
+        let tenant = try context.requireTenant()
+        let identity: Identity
+        var limit: RateLimit?
+        if checkingSession {
+            (identity, limit) = try await accounts.authenticate(tenant: tenant, bearer: token)
+            context.identity = identity
+        } else {
+            identity = try await accounts.verify(tenant: tenant, bearer: token)
+            context.uncheckedIdentity = identity
+        }
         context.logger[metadataKey: "user_id"] = .string(identity.userID.uuidString.lowercased())
-        var response = try await next(request, context)
-        for field in limit.headers where response.headers[field.name] == nil { response.headers.append(field) }
-        return response
+        return try await next(request, context).withRateLimitFields(limit)
     }
 }

@@ -4,7 +4,7 @@ import HearthPlatform
 /// What `hearth_session_admit` (migration 0022) answers for a signed-in request: whether its session is live and,
 /// when it is, the request counted against the tightest of its rate limits. The access-token middleware asks in
 /// its own round trip; a send asks in its context read instead (migration 0025, decision 0015). One rule for both.
-public struct SessionGate: Sendable, Decodable, Equatable {
+public struct SessionGate: Sendable, Equatable {
     public let active: Bool
     public let name: String?
     public let quota: Int64?
@@ -19,10 +19,6 @@ public struct SessionGate: Sendable, Decodable, Equatable {
         self.window = window
         self.used = used
         self.reset = reset
-    }
-
-    public init(json: String) throws {
-        self = try JSONDecoder().decode(SessionGate.self, from: Data(json.utf8))
     }
 
     /// The limit that decides, for the answer's `RateLimit` fields. Throws the 401 for a session that is not live

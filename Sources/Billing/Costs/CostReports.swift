@@ -28,19 +28,7 @@ public struct CostReports: Sendable {
     public func report(tenantID: UUID, days: Int, topUsers: Int = 10) async throws -> CostReport {
         try await database.withTenant(tenantID) { connection in
             let month = try await month(on: connection)
-            let dayRows = try await connection.query(
-                """
-                SELECT to_char(day, 'YYYY-MM-DD'), sum(cost_micros)::bigint, sum(turns)::int, count(*)::int,
-                       sum(input_tokens)::bigint, sum(output_tokens)::bigint
-                FROM usage_daily WHERE day > (now() AT TIME ZONE 'UTC')::date - \(days)::integer
-                GROUP BY day ORDER BY day DESC
-                """,
-                logger: logger
-            )
-            var daily: [CostReport.Day] = []
-            for try await (day, cost, turns, users, input, output) in dayRows.decode((String, Int64, Int, Int, Int64, Int64).self) {
-                daily.append(.init(day: day, costMicros: cost, turns: turns, users: users, inputTokens: input, outputTokens: output))
-            }
+            let daily = try await self.days(days, on: connection)
             let modelRows = try await connection.query(
                 """
                 SELECT provider, model, sum(cost_micros)::bigint, count(*)::int FROM usage_records
@@ -67,6 +55,29 @@ public struct CostReports: Sendable {
             }
             return CostReport(month: month, days: daily, models: models, topUsers: spenders)
         }
+    }
+
+    /// The last `count` UTC days with usage, today included, newest first.
+    public func days(tenantID: UUID, count: Int) async throws -> [CostReport.Day] {
+        try await database.withTenant(tenantID) { try await days(count, on: $0) }
+    }
+
+    /// The same, in the caller's tenant transaction (the overview reads it beside its own figures).
+    public func days(_ count: Int, on connection: PostgresConnection) async throws -> [CostReport.Day] {
+        let rows = try await connection.query(
+            """
+            SELECT to_char(day, 'YYYY-MM-DD'), sum(cost_micros)::bigint, sum(turns)::int, count(*)::int,
+                   sum(input_tokens)::bigint, sum(output_tokens)::bigint
+            FROM usage_daily WHERE day > (now() AT TIME ZONE 'UTC')::date - \(count)::integer
+            GROUP BY day ORDER BY day DESC
+            """,
+            logger: logger
+        )
+        var days: [CostReport.Day] = []
+        for try await (day, cost, turns, users, input, output) in rows.decode((String, Int64, Int, Int, Int64, Int64).self) {
+            days.append(.init(day: day, costMicros: cost, turns: turns, users: users, inputTokens: input, outputTokens: output))
+        }
+        return days
     }
 
     /// This calendar month (UTC) so far: cost, active people, and the cost per active person against the tenant's

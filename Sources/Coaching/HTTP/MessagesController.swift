@@ -36,7 +36,7 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         self.turn = turn
     }
 
-    /// `sending`: the group of the send alone, behind ``UncheckedSessionMiddleware`` (its session is checked in the
+    /// `sending`: the group of the send alone, behind the access-token middleware that leaves the session to the turn (its session is checked in the
     /// turn's first round trip, decision 0015); `group`: the other routes, behind the access-token middleware.
     public func addRoutes(to group: RouterGroup<Context>, sending: RouterGroup<Context>) {
         group.get("threads/:threadID/messages", use: list)
@@ -74,9 +74,7 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         let content = try await Self.content(of: request, context: context)
         let (start, limit) = try await turn.send(tenant: tenant, identity: identity, threadID: threadID, content: content,
                                                  idempotencyKey: idempotencyKey, locale: Self.locale(request))
-        var response = try await respond(start, request: request, context: context, tenant: tenant, identity: identity)
-        for field in limit?.headers ?? [:] where response.headers[field.name] == nil { response.headers.append(field) }
-        return response
+        return try await respond(start, request: request, context: context, tenant: tenant, identity: identity).withRateLimitFields(limit)
     }
 
     /// The debug view: the request a turn with this message would send, built exactly as a send builds it.

@@ -15,6 +15,9 @@ public struct ProviderSetting: Sendable, Equatable {
             default: return nil
             }
         }
+
+        /// "primary" or "fallback", as ``init(name:)`` reads it.
+        public var name: String { self == .primary ? "primary" : "fallback" }
     }
 
     public let position: Position
@@ -66,7 +69,7 @@ public struct ProviderSettingsStore: Sendable {
             try await remove(position, on: connection)
         }
         let detail = setting.map { "\($0.kind) \($0.model)\($0.baseURL.map { " at \($0)" } ?? "")" } ?? "removed"
-        try await audited.record("tenant.llm", "\(position == .primary ? "primary" : "fallback"): \(detail)", tenantID: tenantID, on: connection)
+        try await audited.record("tenant.llm", "\(position.name): \(detail)", tenantID: tenantID, on: connection)
     }
 
     /// The tenant's providers, primary first (the chat turn reads them with its context instead).

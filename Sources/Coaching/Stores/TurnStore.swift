@@ -93,14 +93,15 @@ struct TurnStore: Sendable {
             switch kind {
             case "gate":
                 // First when asked for: a session that is not live or a request over its limit ends the read here.
-                requestLimit = try Self.decoded { try SessionGate(json: reference ?? "") }.admit()
+                requestLimit = try SessionGate(active: name != nil, name: name, quota: model.flatMap { Int64($0) }, window: reference.flatMap { Int($0) },
+                                               used: url.flatMap { Int64($0) }, reset: number).admit()
             case "thread":
                 sessionType = name.flatMap(SessionType.init(rawValue:))
                 domain = model
                 crisisAt = url.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
                 domainPinned = reference == "pinned"
             case "admission":
-                admission = try reference.map { json in try Self.decoded { try Admission(json: json) } }
+                admission = try reference.map(Admission.init(json:))
             case "domains":
                 domainStamp = reference.flatMap { Int64($0) }
             case "persona":
@@ -128,16 +129,6 @@ struct TurnStore: Sendable {
         let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
         return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, persona: persona, key: key, profile: profile, memory: memory, providers: providers, history: history,
                        admission: admission, requestLimit: requestLimit)
-    }
-
-    /// A value the turn's own SQL wrote as JSON. Unreadable, it is the server's fault: a 500, never the
-    /// decoding error that would tell the client its request body was wrong.
-    static func decoded<Value>(_ decode: () throws -> Value) throws -> Value {
-        do {
-            return try decode()
-        } catch is DecodingError {
-            throw APIError.internalError
-        }
     }
 
     /// Commits the user's message and the placeholder its answer streams into, with what the turn found: the

@@ -19,8 +19,6 @@ public struct ProductMetrics: Sendable {
         public var newUsers = 0
         /// People with a turn in the period (the "monthly" actives of DAU/MAU).
         public var activeUsers = 0
-        /// Daily actives summed over the period's days (their mean is DAU).
-        public var activeUserDays = 0
         /// People who signed up 8 to 35 days ago (their first week is over), and those of them with a turn on
         /// days 1 to 7 after their sign-up day.
         public var weekOneCohort = 0
@@ -42,6 +40,9 @@ public struct ProductMetrics: Sendable {
         /// Per weekly sign-up cohort (the Monday, "YYYY-MM-DD"): its size and week-1 retained people.
         public var cohorts: [String: Cohort] = [:]
 
+        /// Daily actives summed over the period's days (their mean is DAU).
+        public var activeUserDays: Int { days.values.reduce(0) { $0 + $1.actives } }
+
         public struct Day: Sendable, Equatable {
             public var actives = 0
             public var costMicros: Int64 = 0
@@ -59,7 +60,6 @@ public struct ProductMetrics: Sendable {
             sum.users += rhs.users
             sum.newUsers += rhs.newUsers
             sum.activeUsers += rhs.activeUsers
-            sum.activeUserDays += rhs.activeUserDays
             sum.weekOneCohort += rhs.weekOneCohort
             sum.weekOneRetained += rhs.weekOneRetained
             sum.sessions += rhs.sessions
@@ -106,7 +106,7 @@ public struct ProductMetrics: Sendable {
             let since = Self.periodStart()
             try await readTotals(into: &counts, since: since, on: connection)
             try await readSessions(into: &counts, since: since, on: connection)
-            try await readSeries(into: &counts, since: since, on: connection)
+            try await readSeries(into: &counts, on: connection)
             let month = try await costs.month(on: connection)
             counts.monthCostMicros = month.costMicros
             counts.monthActiveUsers = month.activeUsers
@@ -132,7 +132,6 @@ public struct ProductMetrics: Sendable {
                 (SELECT count(*) FROM users)::int,
                 (SELECT count(*) FROM users WHERE created_at >= \(since))::int,
                 (SELECT count(*) FROM active)::int,
-                (SELECT coalesce(sum(days), 0) FROM active)::int,
                 (SELECT count(*) FROM cohort)::int,
                 (SELECT count(*) FROM cohort c WHERE EXISTS (
                     SELECT 1 FROM usage_daily d WHERE d.user_id = c.id AND d.day BETWEEN c.joined + 1 AND c.joined + 7))::int,
@@ -144,12 +143,11 @@ public struct ProductMetrics: Sendable {
             """,
             logger: logger
         )
-        for try await (users, newUsers, active, activeDays, cohort, retained, returning, withContext, sharers)
-            in rows.decode((Int, Int, Int, Int, Int, Int, Int, Int, Int).self) {
+        for try await (users, newUsers, active, cohort, retained, returning, withContext, sharers)
+            in rows.decode((Int, Int, Int, Int, Int, Int, Int, Int).self) {
             counts.users = users
             counts.newUsers = newUsers
             counts.activeUsers = active
-            counts.activeUserDays = activeDays
             counts.weekOneCohort = cohort
             counts.weekOneRetained = retained
             counts.returningUsers = returning
@@ -196,17 +194,11 @@ public struct ProductMetrics: Sendable {
         }
     }
 
-    /// Daily actives and cost per day over the period, and week-1 retention per weekly sign-up cohort.
-    private func readSeries(into counts: inout Counts, since: Date, on connection: PostgresConnection) async throws {
-        let days = try await connection.query(
-            """
-            SELECT to_char(day, 'YYYY-MM-DD'), count(*)::int, sum(cost_micros)::bigint FROM usage_daily
-            WHERE day >= (\(since)::timestamptz AT TIME ZONE 'UTC')::date GROUP BY day
-            """,
-            logger: logger
-        )
-        for try await (day, actives, cost) in days.decode((String, Int, Int64).self) {
-            counts.days[day] = .init(actives: actives, costMicros: cost)
+    /// Daily actives and cost per day over the period (the costs page's own per-day read), and week-1 retention per
+    /// weekly sign-up cohort.
+    private func readSeries(into counts: inout Counts, on connection: PostgresConnection) async throws {
+        for day in try await costs.days(Self.periodDays, on: connection) {
+            counts.days[day.day] = .init(actives: day.users, costMicros: day.costMicros)
         }
         // A cohort is shown once its last member's first week is over: its Monday at least 14 days ago.
         let cohorts = try await connection.query(

@@ -96,9 +96,9 @@ public struct ConsoleCostsController<Context: HearthRequestContextProtocol>: Sen
         _ = try context.requireOperator(.view)
         let days = try CostReports.days(query: request.uri.queryParameters.get("days"))
         let tenant = try context.requireTenant()
-        let report = try await reports.report(tenantID: tenant.id, days: days)
+        let recorded = try await reports.days(tenantID: tenant.id, count: days)
         var text = "day,cost_usd,turns,active_users,input_tokens,output_tokens\r\n"
-        for day in Self.everyDay(report.days, last: days) {
+        for day in Self.everyDay(recorded, last: days) {
             text += "\(day.day),\(ConsoleFormat.dollars(day.costMicros)),\(day.turns),\(day.users),\(day.inputTokens),\(day.outputTokens)\r\n"
         }
         return Response(

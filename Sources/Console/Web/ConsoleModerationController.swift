@@ -90,7 +90,9 @@ public struct ConsoleModerationController<Context: HearthRequestContextProtocol>
 
     @Sendable func show(_ request: Request, context: Context) async throws -> Response {
         _ = try context.requireOperator(.view)
-        let notice = request.uri.queryParameters.get("done").flatMap { "The persona is \($0)." }
+        let notice = request.uri.queryParameters.get("done").flatMap { done in
+            ["approved", "rejected", "suspended", "reinstated"].contains(done) ? "The persona is \(done)." : nil
+        }
         return try await page(context, notice: notice, problem: nil, status: .ok)
     }
 

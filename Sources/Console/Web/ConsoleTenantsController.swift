@@ -142,11 +142,10 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
                          status: status)
         }
         guard (1...100).contains(name.count) else { return refused("The name must be 1 to 100 characters.", .unprocessableContent) }
-        guard try await tenants.find(slug: slug) == nil else { return refused("A tenant with the slug '\(slug)' exists already.", .conflict) }
         do {
             _ = try await tenants.create(slug: slug, name: name, audited: Audited(log: audit, author: author))
         } catch let error as ConfigError {
-            return refused(Self.sentence(error), .unprocessableContent)
+            return refused(Self.sentence(error), error.isConflict ? .conflict : .unprocessableContent)
         }
         return .redirect(to: "/console/tenants/\(slug)/settings?done=created")
     }
@@ -300,7 +299,7 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
                                       bundleIDs: tenant.appleAudiences.joined(separator: "\n"), promptDebug: tenant.promptDebug),
             providers: [ProviderSetting.Position.primary, .fallback].map { position in
                 let setting = providers.first { $0.position == position }
-                return .init(position: position == .primary ? "primary" : "fallback",
+                return .init(position: position.name,
                              title: position == .primary ? "Primary provider (none: the offline coach)" : "Fallback provider",
                              kinds: Self.providerKinds.map { .init(value: $0.value, label: $0.label, selected: $0.value == (setting?.kind ?? "none")) },
                              model: setting?.model ?? "", baseURL: setting?.baseURL ?? "", apiKeyReference: setting?.apiKeyReference ?? "")

@@ -87,5 +87,10 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
 /// A configuration value that cannot be used; the message says which and why.
 public struct ConfigError: Error, CustomStringConvertible, Sendable {
     public let description: String
-    public init(_ description: String) { self.description = description }
+    /// What was to be created exists already (a 409 where a page answers).
+    public let isConflict: Bool
+    public init(_ description: String, isConflict: Bool = false) {
+        self.description = description
+        self.isConflict = isConflict
+    }
 }

@@ -35,8 +35,6 @@ extension APIError {
             return Self.tooLarge
         case let error as HTTPError:
             return translate(error)
-        case is DecodingError:
-            return badRequest("invalid_body", "The request body does not have the expected fields and types.")
         case let error as any HTTPResponseError where error.status.code < 500:
             return APIError(error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
         default:

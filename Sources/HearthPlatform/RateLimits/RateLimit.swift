@@ -1,4 +1,5 @@
 import HTTPTypes
+import Hummingbird
 
 /// Where a request stands against one limit, and how that is said on the wire: the `RateLimit-Policy` and
 /// `RateLimit` fields of the IETF draft (draft-ietf-httpapi-ratelimit-headers-10) on answers, and on a refusal a
@@ -51,4 +52,14 @@ public struct RateLimit: Sendable, Equatable {
 extension HTTPField.Name {
     public static let rateLimitPolicy = HTTPField.Name("RateLimit-Policy")!
     public static let rateLimit = HTTPField.Name("RateLimit")!
+}
+
+extension Response {
+    /// The answer with a limit's `RateLimit` fields, where it has none of its own.
+    public func withRateLimitFields(_ limit: RateLimit?) -> Response {
+        guard let limit else { return self }
+        var response = self
+        for field in limit.headers where response.headers[field.name] == nil { response.headers.append(field) }
+        return response
+    }
 }

@@ -34,10 +34,10 @@ public struct Tenant: Sendable, Equatable {
 
     public static let slugPattern = "^[a-z0-9][a-z0-9-]{1,62}$"
 
-    /// Names the console's own pages use where a slug would go (`/console/tenants/new`).
+    /// Names the console's own pages use where a slug would go (`/console/tenants/new`): no new tenant takes one.
     public static let reservedSlugs: Set = ["new"]
 
     public static func isValidSlug(_ slug: String) -> Bool {
-        slug.range(of: slugPattern, options: .regularExpression) != nil && !reservedSlugs.contains(slug)
+        slug.range(of: slugPattern, options: .regularExpression) != nil
     }
 }

@@ -46,7 +46,7 @@ public struct TenantStore: Sendable {
     /// Creates a tenant and its first client key; an operator's creation (`audited`) is in the audit log.
     public func create(slug: String, name: String, settings: Settings = .init(),
                        audited: Audited? = nil) async throws -> (tenant: Tenant, clientKey: String) {
-        guard Tenant.isValidSlug(slug) else {
+        guard Tenant.isValidSlug(slug), !Tenant.reservedSlugs.contains(slug) else {
             throw ConfigError("tenant slug must be 2–63 characters of a–z, 0–9 and -, starting with a letter or digit, and not 'new'")
         }
         let minLength = settings.passwordMinLength ?? 8
@@ -65,7 +65,7 @@ public struct TenantStore: Sendable {
                     logger: database.logger
                 )
             } catch let error as PSQLError where error.isUniqueViolation {
-                throw ConfigError("a tenant with slug '\(slug)' already exists")
+                throw ConfigError("a tenant with slug '\(slug)' already exists", isConflict: true)
             }
             try await connection.query(
                 "INSERT INTO tenant_client_keys (key, tenant_id) VALUES (\(clientKey), \(id))", logger: database.logger
