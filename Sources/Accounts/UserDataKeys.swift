@@ -24,6 +24,9 @@ public struct UserDataKeys: Sendable {
         try users.unwrap(masterVersion: masterVersion, wrapped: wrapped, of: userID)
     }
 
+    /// A signed-in request whose user has no key: their token outlived the account.
+    public static let accountGone = APIError.unauthorized("authentication_required", "This account no longer exists.")
+
     /// Runs `body` in one transaction scoped to the tenant, with the user's data key. A user who no longer exists
     /// (their token outlived the account) is a 401.
     public func withKey<T: Sendable>(
@@ -31,7 +34,7 @@ public struct UserDataKeys: Sendable {
     ) async throws -> T {
         try await database.withTenant(tenantID) { connection in
             guard let key = try await key(for: userID, on: connection) else {
-                throw APIError.unauthorized("authentication_required", "This account no longer exists.")
+                throw Self.accountGone
             }
             return try await body(connection, key)
         }

@@ -66,11 +66,13 @@ public struct Conversations: Sendable {
         }
     }
 
-    func messages(tenant: Tenant, identity: Identity, threadID: UUID, order: MessageStore.Order, limit: Int, cursor: Cursor?) async throws -> MessagePage {
-        try await withKey(tenant, identity) { connection, key in
-            guard try await threads.exists(threadID, userID: identity.userID, on: connection) else { throw Self.noThread }
-            return try await messages.page(threadID: threadID, order: order, limit: limit, after: cursor, key: key, on: connection)
-        }
+    /// `identity`'s session is checked here, in the page's one statement (decision 0016); the request's rate limit
+    /// comes back for the answer's `RateLimit` fields.
+    func messages(tenant: Tenant, identity: Identity, threadID: UUID, order: MessageStore.Order, limit: Int,
+                  cursor: Cursor?) async throws -> (MessagePage, RateLimit) {
+        guard let page = try await messages.page(tenantID: tenant.id, identity: identity, threadID: threadID, order: order, limit: limit,
+                                                 after: cursor, keys: keys, client: database.client) else { throw Self.noThread }
+        return page
     }
 
     func message(tenant: Tenant, identity: Identity, threadID: UUID, id: UUID) async throws -> (MessageView, Usage?) {
@@ -98,7 +100,8 @@ extension Conversations: ExportSection {
 
     public var name: String { "threads" }
 
-    /// Reads through the same pages the API serves, in one transaction so the export is consistent.
+    /// Every thread (through the pages the API serves) and all of its messages, in one transaction so the export is
+    /// consistent.
     public func export(tenant: Tenant, identity: Identity) async throws -> any Encodable & Sendable {
         try await withKey(tenant, identity) { connection, key in
             var exported: [ExportedThread] = []
@@ -106,23 +109,12 @@ extension Conversations: ExportSection {
             repeat {
                 let list = try await threads.list(userID: identity.userID, limit: 100, before: cursor, key: key, on: connection)
                 for thread in list.threads {
-                    exported.append(ExportedThread(thread: thread, messages: try await allMessages(of: thread.id, key: key, on: connection)))
+                    exported.append(ExportedThread(thread: thread, messages: try await messages.all(of: thread.id, key: key, on: connection)))
                 }
                 cursor = list.nextCursor.flatMap(Cursor.init)
             } while cursor != nil
             return exported
         }
-    }
-
-    private func allMessages(of threadID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> [MessageView] {
-        var all: [MessageView] = []
-        var cursor: Cursor?
-        repeat {
-            let page = try await messages.page(threadID: threadID, order: .oldest, limit: 500, after: cursor, key: key, on: connection)
-            all += page.messages
-            cursor = page.nextCursor.flatMap(Cursor.init)
-        } while cursor != nil
-        return all
     }
 }
 

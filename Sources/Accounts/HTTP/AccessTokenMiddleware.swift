@@ -9,10 +9,11 @@ import Hummingbird
 /// The same round trip counts the request against the tenant's and the person's rate limits; answers carry the
 /// person's `RateLimit-Policy` and `RateLimit` fields, and an exceeded limit is a 429 before any handler runs.
 ///
-/// The send (`POST /v1/threads/{id}/messages`) is the one route that checks its session in its own first round trip
-/// instead (decision 0015): with `checkingSession: false` the token's signature, expiry and tenant are checked here,
-/// the identity is set as ``HearthRequestContextProtocol/uncheckedIdentity`` and nothing is counted; the turn's
-/// context read checks the session and the limits before it reads or takes anything. Handlers that use
+/// The send (`POST /v1/threads/{id}/messages`) and the history page (`GET` of the same path) check their session in
+/// their own first round trip instead (decisions 0015 and 0016): with `checkingSession: false` the token's
+/// signature, expiry and tenant are checked here, the identity is set as
+/// ``HearthRequestContextProtocol/uncheckedIdentity`` and nothing is counted; the route's first statement checks the
+/// session and the limits before it reads or takes anything. Handlers that use
 /// `requireIdentity()` get nothing from that mode, so no other route can skip the check by being put behind it.
 public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
     let accounts: AccountService

@@ -36,18 +36,19 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         self.turn = turn
     }
 
-    /// `sending`: the group of the send alone, behind the access-token middleware that leaves the session to the turn (its session is checked in the
-    /// turn's first round trip, decision 0015); `group`: the other routes, behind the access-token middleware.
-    public func addRoutes(to group: RouterGroup<Context>, sending: RouterGroup<Context>) {
-        group.get("threads/:threadID/messages", use: list)
-        sending.post("threads/:threadID/messages", use: send)
+    /// `checkingInRead`: the group of the send and the history page, behind the access-token middleware that leaves
+    /// the session to their first round trip (decisions 0015 and 0016); `group`: the other routes, behind the
+    /// access-token middleware.
+    public func addRoutes(to group: RouterGroup<Context>, checkingInRead: RouterGroup<Context>) {
+        checkingInRead.get("threads/:threadID/messages", use: list)
+        checkingInRead.post("threads/:threadID/messages", use: send)
         group.get("threads/:threadID/messages/:messageID", use: show)
         group.get("threads/:threadID/messages/:messageID/events", use: events)
         group.post("threads/:threadID/messages/:messageID/retry", use: retry)
         group.post("threads/:threadID/prompt-preview", use: previewPrompt)
     }
 
-    @Sendable func list(_ request: Request, context: Context) async throws -> MessagePage {
+    @Sendable func list(_ request: Request, context: Context) async throws -> Response {
         let query = request.uri.queryParameters
         let page = try PageParameters(query)
         let order: MessageStore.Order
@@ -56,8 +57,11 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         case "oldest": order = .oldest
         default: throw APIError.validation("order must be newest or oldest.")
         }
-        return try await conversations.messages(tenant: context.requireTenant(), identity: context.requireIdentity(),
-                                                threadID: ThreadsController<Context>.threadID(context), order: order, limit: page.limit, cursor: page.cursor)
+        // The session is checked, and the request counted, in the page's one statement (decision 0016).
+        let (messages, limit) = try await conversations.messages(tenant: context.requireTenant(), identity: context.requireUncheckedIdentity(),
+                                                                 threadID: ThreadsController<Context>.threadID(context), order: order,
+                                                                 limit: page.limit, cursor: page.cursor)
+        return try messages.response(from: request, context: context).withRateLimitFields(limit)
     }
 
     @Sendable func show(_ request: Request, context: Context) async throws -> MessageView {

@@ -1,3 +1,4 @@
+import Accounts
 import Crypto
 import Foundation
 import HearthPlatform
@@ -68,30 +69,64 @@ struct MessageStore: Sendable {
         return nil
     }
 
-    func page(threadID: UUID, order: Order, limit: Int, after cursor: Cursor?, key: SymmetricKey, on connection: PostgresConnection) async throws -> MessagePage {
-        let position = cursor?.position
+    /// A page of a thread's messages in one statement (`hearth_message_page`, migration 0027; decision 0016): the
+    /// request's session checked and counted (``SessionGate``, the 401 or 429 thrown), the user's key, the thread's
+    /// owner and the page. nil: the user has no such thread.
+    func page(tenantID: UUID, identity: Identity, threadID: UUID, order: Order, limit: Int, after cursor: Cursor?, keys: UserDataKeys,
+              client: PostgresClient) async throws -> (MessagePage, RateLimit)? {
+        let rows = try await client.query(
+            """
+            SELECT * FROM hearth_message_page(\(tenantID), \(identity.userID), \(threadID), \(identity.sessionID),
+                                              \(order == .newest), \(cursor?.position), \(limit))
+            """,
+            logger: logger
+        )
+        var limitState: RateLimit?
+        var key: SymmetricKey?
+        var found = false
+        var messages: [MessageView] = []
+        var sequence: [Int64] = []
+        for try await (kind, id, seq, role, status, replyTo, provider, model, createdAt, crisisKind, sealed, name, quota, used, window, reset)
+            in rows.decode((String, UUID?, Int64?, String?, String?, UUID?, String?, String?, Date?, String?, Data?,
+                            String?, Int64?, Int64?, Int?, Int?).self) {
+            switch kind {
+            case "gate":
+                limitState = try SessionGate(active: name != nil, name: name, quota: quota, window: window, used: used, reset: reset).admit()
+            case "key":
+                guard let seq, let sealed else { continue }
+                key = try keys.unwrap(masterVersion: Int(seq), wrapped: Array(sealed), of: identity.userID)
+            case "thread":
+                found = true
+            case "message":
+                guard let key, let id, let seq, let role, let status, let createdAt, let sealed else { continue }
+                messages.append(try view((id, role, status, sealed, replyTo, provider, model, createdAt, crisisKind), key: key))
+                sequence.append(seq)
+            default:
+                continue
+            }
+        }
+        guard let limitState else { throw APIError.sessionRevoked }
+        guard key != nil else { throw UserDataKeys.accountGone }
+        guard found else { return nil }
+        let more = messages.count > limit
+        return (MessagePage(messages: Array(messages.prefix(limit)), nextCursor: more ? Cursor(position: sequence[limit - 1]).string : nil),
+                limitState)
+    }
+
+    /// Every message of a thread, oldest first: the data export's.
+    func all(of threadID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> [MessageView] {
         let rows = try await connection.query(
-            order == .newest
-                ? """
-                  SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, crisis_kind, seq FROM messages
-                  WHERE thread_id = \(threadID) AND (\(position)::bigint IS NULL OR seq < \(position))
-                  ORDER BY seq DESC LIMIT \(limit + 1)
-                  """
-                : """
-                  SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, crisis_kind, seq FROM messages
-                  WHERE thread_id = \(threadID) AND (\(position)::bigint IS NULL OR seq > \(position))
-                  ORDER BY seq ASC LIMIT \(limit + 1)
-                  """,
+            """
+            SELECT id, role, status, content_ciphertext, reply_to, provider, model, created_at, crisis_kind FROM messages
+            WHERE thread_id = \(threadID) ORDER BY seq
+            """,
             logger: logger
         )
         var messages: [MessageView] = []
-        var sequence: [Int64] = []
-        for try await row in rows.decode((UUID, String, String, Data, UUID?, String?, String?, Date, String?, Int64).self) {
-            messages.append(try view((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8), key: key))
-            sequence.append(row.9)
+        for try await row in rows.decode((UUID, String, String, Data, UUID?, String?, String?, Date, String?).self) {
+            messages.append(try view(row, key: key))
         }
-        let more = messages.count > limit
-        return MessagePage(messages: Array(messages.prefix(limit)), nextCursor: more ? Cursor(position: sequence[limit - 1]).string : nil)
+        return messages
     }
 
     /// A thread's complete messages after `seq` up to `through`, oldest first, for Memory's summaries (answers being generated,

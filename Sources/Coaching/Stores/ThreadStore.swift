@@ -65,12 +65,6 @@ struct ThreadStore: Sendable {
         return nil
     }
 
-    /// Whether the user has this thread.
-    func exists(_ id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
-        let rows = try await connection.query("SELECT 1 FROM threads WHERE id = \(id) AND user_id = \(userID)", logger: logger)
-        return try await rows.collect().count == 1
-    }
-
     /// The thread's coaching domain; `nil` for no such thread, `.some(nil)` for a thread without one.
     func domain(of id: UUID, userID: UUID, on connection: PostgresConnection) async throws -> String?? {
         let rows = try await connection.query("SELECT domain FROM threads WHERE id = \(id) AND user_id = \(userID)", logger: logger)

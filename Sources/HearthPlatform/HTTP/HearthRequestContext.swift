@@ -7,8 +7,8 @@ public protocol HearthRequestContextProtocol: RequestContext {
     var requestID: String { get set }
     var tenant: Tenant? { get set }
     var identity: Identity? { get set }
-    /// On a send only: the identity its access token names, its session not yet checked — the turn's first round
-    /// trip checks it (decision 0015). Never set together with `identity`.
+    /// On a send or a history page only: the identity its access token names, its session not yet checked — the
+    /// route's first round trip checks it (decisions 0015 and 0016). Never set together with `identity`.
     var uncheckedIdentity: Identity? { get set }
     /// The operator behind an operator-API request (never set on `/v1` app routes).
     var operatorSession: OperatorSession? { get set }
@@ -97,7 +97,7 @@ extension HearthRequestContextProtocol {
         return operatorSession
     }
 
-    /// A send's identity, whose session the caller must check before doing anything on its behalf.
+    /// The identity of a send or a history page, whose session the caller must check before doing anything on its behalf.
     public func requireUncheckedIdentity() throws -> Identity {
         guard let uncheckedIdentity else {
             throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")

@@ -1,0 +1,87 @@
+import Foundation
+import HearthPlatform
+import HearthTestSupport
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// A send and a history page check their session and count their request in their own first round trip
+/// (decisions 0015 and 0016): the same refusals as every other route, before anything is read, admitted or stored.
+@Suite struct SessionInReadTests {
+    enum Route: String, CaseIterable, CustomTestStringConvertible {
+        case send, page
+        var testDescription: String { rawValue }
+
+        func call(_ client: some TestClientProtocol, _ coachee: Coachee, key: String, token: String?) async throws -> APIResponse {
+            switch self {
+            case .send: try await client.call(.post, coachee.messagesPath, clientKey: key, token: token, json: ["content": "Still there?"])
+            case .page: try await client.call(.get, coachee.messagesPath + "?limit=5", clientKey: key, token: token)
+            }
+        }
+    }
+
+    @Test(arguments: Route.allCases)
+    func aSignedOutSessionOrABadTokenIsRefused(_ route: Route) async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            #expect(try await route.call(client, coachee, key: key, token: coachee.token).status == .ok)
+            #expect(try await client.call(.post, "/v1/auth/logout", clientKey: key, token: coachee.token).status == .noContent)
+
+            let revoked = try await route.call(client, coachee, key: key, token: coachee.token)
+            #expect(revoked.status == .unauthorized && revoked.errorCode == "session_revoked")
+            let forged = try await route.call(client, coachee, key: key, token: coachee.token + "x")
+            #expect(forged.status == .unauthorized && forged.errorCode == "access_token_invalid")
+            let anonymous = try await route.call(client, coachee, key: key, token: nil)
+            #expect(anonymous.status == .unauthorized && anonymous.errorCode == "authentication_required")
+            let basic = try await client.execute(uri: coachee.messagesPath, method: route == .send ? .post : .get,
+                                                 headers: [HTTPField.Name("X-Hearth-Client-Key")!: key, .authorization: "Basic dXNlcjpwYXNz"])
+            #expect(basic.status == .unauthorized)
+        }
+    }
+
+    @Test func aSendWithASignedOutSessionStoresNothing() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            let user = coachee.grant.user.id
+            let subscriptions = try await hearth.adminCount("subscriptions WHERE user_id = '\(user)'")
+            #expect(try await client.call(.post, "/v1/auth/logout", clientKey: key, token: coachee.token).status == .noContent)
+
+            #expect(try await Route.send.call(client, coachee, key: key, token: coachee.token).status == .unauthorized)
+            let (status, _) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Still there?"])
+            #expect(status == 401)
+            #expect(try await hearth.adminCount("messages WHERE user_id = '\(user)'") == 0)
+            #expect(try await hearth.adminCount("stream_leases WHERE user_id = '\(user)'") == 0)
+            #expect(try await hearth.adminCount("subscriptions WHERE user_id = '\(user)'") == subscriptions)
+        }
+    }
+
+    @Test(arguments: Route.allCases)
+    func theRequestIsCountedAgainstThePersonsRequestsPerMinuteAndSaysSo(_ route: Route) async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            let answered = try await route.call(client, coachee, key: key, token: coachee.token)
+            #expect(answered.status == .ok)
+            let policy = try #require(answered.headers[.rateLimitPolicy])
+            #expect(policy.hasPrefix("\"requests-per-minute\";q=") && policy.hasSuffix(";w=60"))
+            #expect(answered.headers[.rateLimit] != nil)
+
+            // One request a minute, and this minute's already used: windows align to the clock, so not at its end.
+            try await hearth.admin("UPDATE billing_plans SET requests_per_minute = 1 WHERE tenant_id = '\(tenant.id)' AND code = 'trial'")
+            let second = Calendar(identifier: .gregorian).component(.second, from: Date())
+            if second > 50 { try await Task.sleep(for: .seconds(61 - second)) }
+            _ = try await client.call(.get, "/v1/me", clientKey: key, token: coachee.token)
+            let before = try await hearth.adminCount("messages WHERE user_id = '\(coachee.grant.user.id)'")
+            let refused = try await route.call(client, coachee, key: key, token: coachee.token)
+            #expect(refused.status == .tooManyRequests && refused.errorCode == "rate_limited")
+            #expect(refused.headers[.rateLimitPolicy] == "\"requests-per-minute\";q=1;w=60")
+            #expect(refused.headers[HTTPField.Name("Retry-After")!] != nil)
+            #expect(try await hearth.adminCount("messages WHERE user_id = '\(coachee.grant.user.id)'") == before)
+        }
+    }
+}
