@@ -9,16 +9,18 @@ struct TrainCommand: ParsableCommand {
         subcommands: [Crisis.self, Moderation.self]
     )
 
-    /// How either model is fitted (``LinearFit``).
+    /// How either model is fitted (``LinearFit``); each option left out keeps the model's own default
+    /// (docs/safety.md).
     struct Fitting: ParsableArguments {
-        private static let defaults = LinearFit()
-        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c = defaults.inverseRegularisation
-        @Option(help: "Drop features seen in fewer training examples than this.") var minimumCount = defaults.minimumCount
+        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c: Double?
+        @Option(help: "Drop features seen in fewer training examples than this.") var minimumCount: Int?
+        @Option(help: "Full-batch optimisation steps.") var iterations: Int?
 
-        var fit: LinearFit {
-            var fit = LinearFit()
-            fit.inverseRegularisation = c
-            fit.minimumCount = minimumCount
+        func applied(to defaults: LinearFit) -> LinearFit {
+            var fit = defaults
+            if let c { fit.inverseRegularisation = c }
+            if let minimumCount { fit.minimumCount = minimumCount }
+            if let iterations { fit.iterations = iterations }
             return fit
         }
     }
@@ -34,7 +36,7 @@ struct TrainCommand: ParsableCommand {
 
         func run() throws {
             var options = CrisisModelTrainer.Options()
-            options.fit = fitting.fit
+            options.fit = fitting.applied(to: options.fit)
             options.threshold = threshold
             options.wordsOnlyThreshold = wordsOnlyThreshold
             for line in try CrisisTraining().run(files: files, output: output, options: options) { print(line) }
@@ -53,7 +55,7 @@ struct TrainCommand: ParsableCommand {
 
         func run() throws {
             var options = ModerationModelTrainer.Options()
-            options.fit = fitting.fit
+            options.fit = fitting.applied(to: options.fit)
             options.threshold = threshold
             for line in try ModerationTraining().run(files: files, output: output, options: options) { print(line) }
         }
