@@ -12,9 +12,9 @@ struct TrainCommand: ParsableCommand {
     /// How either model is fitted (``LinearFit``); each option left out keeps the model's own default
     /// (docs/safety.md).
     struct Fitting: ParsableArguments {
-        @Option(help: "Inverse regularisation strength: larger fits the training files more closely.") var c: Double?
-        @Option(help: "Drop features seen in fewer training examples than this.") var minimumCount: Int?
-        @Option(help: "Full-batch optimisation steps.") var iterations: Int?
+        @Option(help: "Inverse regularisation strength: larger fits the training files more closely (default: the model's own).") var c: Double?
+        @Option(help: "Drop features seen in fewer training examples than this (default: the model's own).") var minimumCount: Int?
+        @Option(help: "Full-batch optimisation steps (default: the model's own).") var iterations: Int?
 
         func applied(to defaults: LinearFit) -> LinearFit {
             var fit = defaults
