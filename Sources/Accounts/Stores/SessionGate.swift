@@ -21,6 +21,12 @@ public struct SessionGate: Sendable, Equatable {
         self.reset = reset
     }
 
+    /// The `gate` row of a statement that checks the session first (`hearth_turn_context`, migration 0025;
+    /// `hearth_message_page`, 0027): the limit's name is NULL there when the session is not live.
+    public init(gateRowName name: String?, quota: Int64?, window: Int?, used: Int64?, reset: Int?) {
+        self.init(active: name != nil, name: name, quota: quota, window: window, used: used, reset: reset)
+    }
+
     /// The limit that decides, for the answer's `RateLimit` fields. Throws the 401 for a session that is not live
     /// and the 429 for an exceeded limit.
     public func admit() throws -> RateLimit {

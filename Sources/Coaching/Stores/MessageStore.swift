@@ -91,7 +91,7 @@ struct MessageStore: Sendable {
                             String?, Int64?, Int64?, Int?, Int?).self) {
             switch kind {
             case "gate":
-                limitState = try SessionGate(active: name != nil, name: name, quota: quota, window: window, used: used, reset: reset).admit()
+                limitState = try SessionGate(gateRowName: name, quota: quota, window: window, used: used, reset: reset).admit()
             case "key":
                 guard let seq, let sealed else { continue }
                 key = try keys.unwrap(masterVersion: Int(seq), wrapped: Array(sealed), of: identity.userID)

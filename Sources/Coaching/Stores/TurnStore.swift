@@ -93,7 +93,7 @@ struct TurnStore: Sendable {
             switch kind {
             case "gate":
                 // First when asked for: a session that is not live or a request over its limit ends the read here.
-                requestLimit = try SessionGate(active: name != nil, name: name, quota: model.flatMap { Int64($0) }, window: reference.flatMap { Int($0) },
+                requestLimit = try SessionGate(gateRowName: name, quota: model.flatMap { Int64($0) }, window: reference.flatMap { Int($0) },
                                                used: url.flatMap { Int64($0) }, reset: number).admit()
             case "thread":
                 sessionType = name.flatMap(SessionType.init(rawValue:))
