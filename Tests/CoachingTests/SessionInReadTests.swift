@@ -84,4 +84,36 @@ import Testing
             #expect(try await hearth.adminCount("messages WHERE user_id = '\(coachee.grant.user.id)'") == before)
         }
     }
+
+    /// The tenant's requests per second are counted as the statement's last step (migration 0028), and a request
+    /// over them rolls the whole statement back: no message, no lease, and neither counter moved.
+    @Test(arguments: Route.allCases)
+    func aRequestOverTheTenantsRequestsPerSecondLeavesNothingBehind(_ route: Route) async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            let user = coachee.grant.user.id
+            try await hearth.liftLimits()
+            try await hearth.admin("UPDATE tenant_limits SET requests_per_second = 1 WHERE tenant_id = '\(tenant.id)'")
+            let counters = "SELECT concat_ws(' ', name, subject, window_start, used) FROM rate_windows WHERE tenant_id = '\(tenant.id)' ORDER BY 1"
+            // One request a second: the second of a pair is refused unless the clock ticked between them.
+            var refused: APIResponse?
+            for _ in 0..<50 where refused == nil {
+                _ = try await client.call(.get, "/v1/me", clientKey: key, token: coachee.token)
+                let messages = try await hearth.adminCount("messages WHERE user_id = '\(user)'")
+                let before = try await hearth.adminTexts(counters)
+                let response = try await route.call(client, coachee, key: key, token: coachee.token)
+                guard response.status == .tooManyRequests else { continue }
+                refused = response
+                #expect(try await hearth.adminTexts(counters) == before)
+                #expect(try await hearth.adminCount("messages WHERE user_id = '\(user)'") == messages)
+                #expect(try await hearth.adminCount("stream_leases WHERE user_id = '\(user)'") == 0)
+            }
+            let refusal = try #require(refused)
+            #expect(refusal.errorCode == "rate_limited")
+            #expect(refusal.headers[.rateLimitPolicy] == "\"tenant-requests-per-second\";q=1;w=1")
+            #expect(refusal.headers[HTTPField.Name("Retry-After")!] != nil)
+        }
+    }
 }

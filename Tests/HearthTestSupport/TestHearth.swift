@@ -93,6 +93,14 @@ public struct TestHearth: Sendable {
         }
     }
 
+    /// One text column of a query, as the superuser: for asserting stored state that is not a count.
+    public func adminTexts(_ sql: String) async throws -> [String] {
+        try await withAdminDatabase { database in
+            let rows = try await database.client.query(PostgresQuery(unsafeSQL: sql), logger: database.logger)
+            return try await rows.collect().map { try $0.decode(String.self) }
+        }
+    }
+
     /// Polls `SELECT count(*) FROM fromClause` until it equals `count` (or, without one, is positive); false if
     /// that does not happen within `timeout`. For work that completes in the background. The timeout is generous
     /// because it only bounds a failure: in a full parallel run on two cores the CPU-heavy classifier tests can

@@ -74,35 +74,37 @@ struct MessageStore: Sendable {
     /// owner and the page. nil: the user has no such thread.
     func page(tenantID: UUID, identity: Identity, threadID: UUID, order: Order, limit: Int, after cursor: Cursor?, keys: UserDataKeys,
               client: PostgresClient) async throws -> (MessagePage, RateLimit)? {
-        let rows = try await client.query(
-            """
-            SELECT * FROM hearth_message_page(\(tenantID), \(identity.userID), \(threadID), \(identity.sessionID),
-                                              \(order == .newest), \(cursor?.position), \(limit))
-            """,
-            logger: logger
-        )
         var limitState: RateLimit?
         var key: SymmetricKey?
         var found = false
         var messages: [MessageView] = []
         var sequence: [Int64] = []
-        for try await (kind, id, seq, role, status, replyTo, provider, model, createdAt, crisisKind, sealed, name, quota, used, window, reset)
-            in rows.decode((String, UUID?, Int64?, String?, String?, UUID?, String?, String?, Date?, String?, Data?,
-                            String?, Int64?, Int64?, Int?, Int?).self) {
-            switch kind {
-            case "gate":
-                limitState = try SessionGate(gateRowName: name, quota: quota, window: window, used: used, reset: reset).admit()
-            case "key":
-                guard let seq, let sealed else { continue }
-                key = try keys.unwrap(masterVersion: Int(seq), wrapped: Array(sealed), of: identity.userID)
-            case "thread":
-                found = true
-            case "message":
-                guard let key, let id, let seq, let role, let status, let createdAt, let sealed else { continue }
-                messages.append(try view((id, role, status, sealed, replyTo, provider, model, createdAt, crisisKind), key: key))
-                sequence.append(seq)
-            default:
-                continue
+        try await SessionGate.countingTheTenantLast {
+            let rows = try await client.query(
+                """
+                SELECT * FROM hearth_message_page(\(tenantID), \(identity.userID), \(threadID), \(identity.sessionID),
+                                                  \(order == .newest), \(cursor?.position), \(limit))
+                """,
+                logger: logger
+            )
+            for try await (kind, id, seq, role, status, replyTo, provider, model, createdAt, crisisKind, sealed, name, quota, used, window, reset)
+                in rows.decode((String, UUID?, Int64?, String?, String?, UUID?, String?, String?, Date?, String?, Data?,
+                                String?, Int64?, Int64?, Int?, Int?).self) {
+                switch kind {
+                case "gate":
+                    limitState = try SessionGate(gateRowName: name, quota: quota, window: window, used: used, reset: reset).admit()
+                case "key":
+                    guard let seq, let sealed else { continue }
+                    key = try keys.unwrap(masterVersion: Int(seq), wrapped: Array(sealed), of: identity.userID)
+                case "thread":
+                    found = true
+                case "message":
+                    guard let key, let id, let seq, let role, let status, let createdAt, let sealed else { continue }
+                    messages.append(try view((id, role, status, sealed, replyTo, provider, model, createdAt, crisisKind), key: key))
+                    sequence.append(seq)
+                default:
+                    continue
+                }
             }
         }
         guard let limitState else { throw APIError.sessionRevoked }

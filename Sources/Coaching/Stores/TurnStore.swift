@@ -71,10 +71,6 @@ struct TurnStore: Sendable {
     /// first checks it and counts the request against the rate limits (``SessionGate``), throwing the 401 or 429.
     func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?,
                  session: UUID? = nil) async throws -> Context? {
-        let rows = try await client.query(
-            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease), \(session))",
-            logger: logger
-        )
         var sessionType: SessionType?
         var domain: String?
         var domainPinned = false
@@ -88,39 +84,45 @@ struct TurnStore: Sendable {
         var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
         var admission: Admission?
         var requestLimit: RateLimit?
-        for try await (kind, id, number, name, model, url, reference, sealed)
-            in rows.decode((String, UUID?, Int?, String?, String?, String?, String?, Data?).self) {
-            switch kind {
-            case "gate":
-                // First when asked for: a session that is not live or a request over its limit ends the read here.
-                requestLimit = try SessionGate(gateRowName: name, quota: model.flatMap { Int64($0) }, window: reference.flatMap { Int($0) },
-                                               used: url.flatMap { Int64($0) }, reset: number).admit()
-            case "thread":
-                sessionType = name.flatMap(SessionType.init(rawValue:))
-                domain = model
-                crisisAt = url.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
-                domainPinned = reference == "pinned"
-            case "admission":
-                admission = try reference.map(Admission.init(json:))
-            case "domains":
-                domainStamp = reference.flatMap { Int64($0) }
-            case "persona":
-                persona = try reference.map { try JSONDecoder().decode(PersonaContent.self, from: Data($0.utf8)) }
-            case "key":
-                guard let number, let sealed else { continue }
-                key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
-            case "profile":
-                sealedProfile = sealed
-            case _ where TurnMemory.rowKinds.contains(kind):
-                memoryRows.append(.init(kind: kind, id: id, number: number, name: name, model: model, url: url, reference: reference, sealed: sealed))
-            case "provider":
-                guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { continue }
-                providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
-            case "message":
-                guard let id, let sealed else { continue }
-                history.append((id, name == "user" ? .user : .assistant, sealed))
-            default:
-                continue
+        try await SessionGate.countingTheTenantLast {
+            let rows = try await client.query(
+                "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease), \(session))",
+                logger: logger
+            )
+            for try await (kind, id, number, name, model, url, reference, sealed)
+                in rows.decode((String, UUID?, Int?, String?, String?, String?, String?, Data?).self) {
+                switch kind {
+                case "gate":
+                    // First when asked for: a session that is not live or a request over its limit ends the read here.
+                    requestLimit = try SessionGate(gateRowName: name, quota: model.flatMap { Int64($0) }, window: reference.flatMap { Int($0) },
+                                                   used: url.flatMap { Int64($0) }, reset: number).admit()
+                case "thread":
+                    sessionType = name.flatMap(SessionType.init(rawValue:))
+                    domain = model
+                    crisisAt = url.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
+                    domainPinned = reference == "pinned"
+                case "admission":
+                    admission = try reference.map(Admission.init(json:))
+                case "domains":
+                    domainStamp = reference.flatMap { Int64($0) }
+                case "persona":
+                    persona = try reference.map { try JSONDecoder().decode(PersonaContent.self, from: Data($0.utf8)) }
+                case "key":
+                    guard let number, let sealed else { continue }
+                    key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
+                case "profile":
+                    sealedProfile = sealed
+                case _ where TurnMemory.rowKinds.contains(kind):
+                    memoryRows.append(.init(kind: kind, id: id, number: number, name: name, model: model, url: url, reference: reference, sealed: sealed))
+                case "provider":
+                    guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { continue }
+                    providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
+                case "message":
+                    guard let id, let sealed else { continue }
+                    history.append((id, name == "user" ? .user : .assistant, sealed))
+                default:
+                    continue
+                }
             }
         }
         if let refusal = admission?.refusal { throw refusal }
