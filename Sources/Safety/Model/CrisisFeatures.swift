@@ -28,7 +28,13 @@ enum CrisisFeatures {
         var features: [String: Double] = ["bias": 1]
         // Roughly three word features and eight letter runs a word: growing the table as it fills costs more.
         features.reserveCapacity(16 + tokens.tokens.count * 11)
-        for (kind, score) in CrisisRules.combine(signals) { features["rule:" + kind.rawValue] = -log(max(1 - score, 0.001)) }
+        for (kind, score) in CrisisRules.combine(signals) {
+            let value = -log(max(1 - score, 0.001))
+            features["rule:" + kind.rawValue] = value
+            // The same finding beside laughter is a feature of its own, weighed by the data: "I'll jump off a
+            // bridge haha" and "end it lol" after a run of real losses differ in their other words.
+            if tokens.laughs { features["rule:" + kind.rawValue + "+laughs"] = value }
+        }
         for signal in signals {
             features["cue:" + signal.cue] = max(features["cue:" + signal.cue] ?? 0, signal.score)
             for reason in signal.modifiers { features["mod:" + reason] = 1 }
