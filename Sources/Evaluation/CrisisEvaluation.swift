@@ -13,9 +13,9 @@ public struct CrisisEvaluation {
     public init() {}
 
     /// The report, line by line; the last line is `key=value` pairs.
-    public func run(file path: String, showErrors: Bool = false) throws -> [String] {
+    public func run(file path: String, showErrors: Bool = false, model: CrisisModel = .shipped) throws -> [String] {
         let examples = try LabelledFile.read(Example.self, from: path)
-        let detector = CrisisDetector()
+        let detector = CrisisDetector(model: model)
         var timings = Timings()
         var truePositives = 0, falsePositives = 0, kindCorrect = 0
         var perKind: [CrisisKind: (found: Int, total: Int)] = [:]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Evaluation
+import Safety
 
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,9 +13,14 @@ struct EvalCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: #"Crisis detection: lines {"text": "...", "crisis": true, "kind": "suicidal"}."#)
         @Argument(help: "The JSONL file.") var file: String
         @Flag(help: "Also print every miss and false alarm with the signals behind it.") var showErrors = false
+        @Option(help: "Score with this threshold instead of the shipped model's (choosing one on development sets).")
+        var threshold: Double?
+        @Option(help: "The same for messages in which the rules found no cue or role.") var wordsOnlyThreshold: Double?
 
         func run() throws {
-            for line in try CrisisEvaluation().run(file: file, showErrors: showErrors) { print(line) }
+            let shipped = CrisisModel.shipped
+            let model = shipped.with(threshold: threshold ?? shipped.threshold, wordsOnlyThreshold: wordsOnlyThreshold ?? shipped.wordsOnlyThreshold)
+            for line in try CrisisEvaluation().run(file: file, showErrors: showErrors, model: model) { print(line) }
         }
     }
 

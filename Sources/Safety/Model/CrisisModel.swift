@@ -40,6 +40,12 @@ public struct CrisisModel: Sendable {
         self.wordsOnlyThreshold = wordsOnlyThreshold
     }
 
+    /// The same weights deciding at other thresholds: `hearth eval crisis --threshold` tries one on the development
+    /// sets without a retrain.
+    public func with(threshold: Double, wordsOnlyThreshold: Double) -> CrisisModel {
+        CrisisModel(linear: linear, threshold: threshold, wordsOnlyThreshold: wordsOnlyThreshold)
+    }
+
     /// Reads the text ``text`` writes (``LinearModel/read(_:as:)``).
     public init(text: String) throws {
         let (linear, settings) = try LinearModel.read(text, as: Self.format)
