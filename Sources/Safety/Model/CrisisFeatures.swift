@@ -3,8 +3,8 @@ import Foundation
 /// What ``CrisisModel`` reads from a message: the rule reader's findings and the words around them.
 ///
 /// - `rule:<kind>`: the cues of that kind combined, as −log(1 − score) so that near-certain cues can outweigh
-///   the words around them; `cue:<name>` each cue's score, `mod:<reason>` whether any cue was weakened for that
-///   reason, `laughs`;
+///   the words around them, and `rule:<kind>+laughs` the same beside laughter; `cue:<name>` each cue's score,
+///   `mod:<reason>` whether any cue was weakened for that reason, `laughs`;
 /// - `len:<bucket>` how long the message is;
 /// - the word and letter blocks of ``TextFeatures``. The words of a cue the rules weakened are read as weakened:
 ///   in "I used to cut myself when I was 15" they are `past:cut`, `past:myself`, so what the rules know about
@@ -32,7 +32,7 @@ enum CrisisFeatures {
             let value = -log(max(1 - score, 0.001))
             features["rule:" + kind.rawValue] = value
             // The same finding beside laughter is a feature of its own, weighed by the data: "I'll jump off a
-            // bridge haha" and "end it lol" after a run of real losses differ in their other words.
+            // bridge haha" and "end it lol" after a run of real losses differ in their other words (round 6).
             if tokens.laughs { features["rule:" + kind.rawValue + "+laughs"] = value }
         }
         for signal in signals {
