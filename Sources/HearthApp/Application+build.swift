@@ -95,7 +95,9 @@ public func buildApplication(
     }
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hearth"),
+        // A backlog of 2,048 pending connections rather than NIO's 256: phones reconnect in bursts (a network
+        // back, a push to every user), and a full queue drops their connection attempts (issue 3's 2,000 streams).
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hearth", backlog: 2048),
         services: services,
         logger: logger
     )
