@@ -17,6 +17,12 @@ struct EvalCommand: ParsableCommand {
         var threshold: Double?
         @Option(help: "The same for messages in which the rules found no cue or role.") var wordsOnlyThreshold: Double?
 
+        func validate() throws {
+            for value in [threshold, wordsOnlyThreshold].compactMap({ $0 }) where !(0...1).contains(value) {
+                throw ValidationError("A threshold is a probability, from 0 to 1 (got \(value)).")
+            }
+        }
+
         func run() throws {
             let shipped = CrisisModel.shipped
             let model = shipped.with(threshold: threshold ?? shipped.threshold, wordsOnlyThreshold: wordsOnlyThreshold ?? shipped.wordsOnlyThreshold)

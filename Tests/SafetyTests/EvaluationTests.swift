@@ -1,6 +1,7 @@
 import Evaluation
 import Foundation
 import HearthTestSupport
+import Safety
 import Testing
 
 @Suite struct EvaluationTests {
@@ -29,6 +30,20 @@ import Testing
         #expect(pairs["n"] == "4")
         #expect(pairs["p99_us"].flatMap(Int.init) != nil)
         #expect(report.contains { $0.hasPrefix("  abuse") && $0.hasSuffix("1/1") })
+    }
+
+    /// `hearth eval crisis --threshold`: the same weights at another threshold move recall and false positives
+    /// the way a threshold must (everything flagged at 0, nothing at 1), without a retrain.
+    @Test func crisisThresholdsCanBeTriedWithoutARetrain() throws {
+        let path = try file([
+            #"{"text": "I want to kill myself", "crisis": true, "kind": "suicidal"}"#,
+            #"{"text": "how do I ask for a raise", "crisis": false}"#,
+        ])
+        let shipped = CrisisModel.shipped
+        let low = try #require(try CrisisEvaluation().run(file: path, model: shipped.with(threshold: 0, wordsOnlyThreshold: 0)).last)
+        #expect(low.hasPrefix("recall=1.00 precision=0.50 fpr=1.00 n=2"))
+        let high = try #require(try CrisisEvaluation().run(file: path, model: shipped.with(threshold: 1, wordsOnlyThreshold: 1)).last)
+        #expect(high.hasPrefix("recall=0.00 precision=0.00 fpr=0.00 n=2"))
     }
 
     @Test func moderationReportCountsRejectRecallAndFalseRejectsWithKeyValuesLast() throws {
