@@ -134,10 +134,7 @@ import Testing
             try await AdminTasks.createOperator(hearth.config, logger: TestLogs.quiet, email: "y@example.com",
                                                 password: "short", role: .platformAdmin, tenantSlug: nil)
         }
-        let hash = try await hearth.withAdminDatabase { database in
-            try await database.client.query("SELECT password_hash FROM operators WHERE email = 'ops@example.com'", logger: database.logger)
-                .collect().first!.decode(String.self)
-        }
+        let hash = try #require(try await hearth.adminTexts("SELECT password_hash FROM operators WHERE email = 'ops@example.com'").first)
         #expect(hash.hasPrefix("$argon2id$"))
     }
 

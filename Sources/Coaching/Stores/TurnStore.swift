@@ -68,7 +68,8 @@ struct TurnStore: Sendable {
     /// `nil` when the user has no such thread (or no longer exists). With a `lease` (the id of the answer about to
     /// be generated) the read first admits the person (``Admission``) and throws its refusal: a send or retry is
     /// refused before anything is stored, in the round trip the turn makes anyway. With a `session` the read
-    /// first checks it and counts the request against the rate limits (``SessionGate``), throwing the 401 or 429.
+    /// first checks it and the person's rate limit and counts the tenant's last (``SessionGate``, migration 0028),
+    /// throwing the 401 or 429.
     func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?,
                  session: UUID? = nil) async throws -> Context? {
         var sessionType: SessionType?
