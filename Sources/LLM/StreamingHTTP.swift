@@ -22,7 +22,9 @@ struct StreamingHTTP: Sendable {
     ) -> AsyncThrowingStream<CompletionEvent, any Error> {
         AsyncThrowingStream { continuation in
             let progress = NIOLockedValueBox(Progress(deadline: .now + timeouts.firstEvent))
+            let watchdog = Watchdog(eventLoop: client.eventLoopGroup.next(), progress: progress)
             let consumer = Task {
+                defer { watchdog.stop() }
                 do {
                     var request = HTTPClientRequest(url: url)
                     request.method = .POST
@@ -46,7 +48,8 @@ struct StreamingHTTP: Sendable {
                         continuation.yield(.delta(text))
                         text = ""
                     }
-                    body: for try await chunk in response.body {
+                    var chunks = response.body.makeAsyncIterator()
+                    body: while let chunk = try await chunks.next() {
                         // Keep-alive comments keep chunks coming from a stalled upstream: without this check a
                         // timed-out stream would be read forever and its connection never closed.
                         try Task.checkCancellation()
@@ -75,16 +78,21 @@ struct StreamingHTTP: Sendable {
                         events.forEach { continuation.yield($0) }
                     }
                     continuation.finish()
+                    if finished {
+                        // The answer ended at its `[DONE]`, but the response's last chunk may come in a later read.
+                        // Reading it returns the connection to the pool; leaving now would close it, and a third
+                        // of the turns opened a new one (docs/performance-notes.md). The watchdog still bounds it.
+                        while try await chunks.next() != nil {}
+                    }
                 } catch {
                     let timedOut = progress.withLockedValue { $0.timedOut }
                     continuation.finish(throwing: timedOut ? ProviderError(.timeout, "no data within the time limit") : Self.translate(error))
                 }
             }
-            let watchdog = Watchdog(eventLoop: client.eventLoopGroup.next(), progress: progress, consumer: consumer)
-            watchdog.arm()
-            continuation.onTermination = { _ in
-                consumer.cancel()
-                watchdog.stop()
+            watchdog.arm(cancelling: consumer)
+            continuation.onTermination = { termination in
+                // A stream the consumer finished may still be reading its response's end; it stops the watchdog itself.
+                if case .cancelled = termination { consumer.cancel() }
             }
         }
     }
@@ -95,20 +103,19 @@ struct StreamingHTTP: Sendable {
     final class Watchdog: Sendable {
         let eventLoop: any EventLoop
         let progress: NIOLockedValueBox<Progress>
-        let consumer: Task<Void, Never>
         private struct Timer {
             var pending: Scheduled<Void>?
             var stopped = false
         }
         private let timer = NIOLockedValueBox(Timer())
 
-        init(eventLoop: any EventLoop, progress: NIOLockedValueBox<Progress>, consumer: Task<Void, Never>) {
+        init(eventLoop: any EventLoop, progress: NIOLockedValueBox<Progress>) {
             self.eventLoop = eventLoop
             self.progress = progress
-            self.consumer = consumer
         }
 
-        func arm() {
+        /// Watches `consumer` until ``stop()``.
+        func arm(cancelling consumer: Task<Void, Never>) {
             let deadline = progress.withLockedValue { $0.deadline }
             let now = ContinuousClock.now
             guard now < deadline else {
@@ -119,7 +126,7 @@ struct StreamingHTTP: Sendable {
             let wait = TimeAmount(now.duration(to: deadline))
             timer.withLockedValue { timer in
                 guard !timer.stopped else { return }
-                timer.pending = eventLoop.scheduleTask(in: wait) { self.arm() }
+                timer.pending = eventLoop.scheduleTask(in: wait) { self.arm(cancelling: consumer) }
             }
         }
 

@@ -10,11 +10,15 @@ public struct MockKnobs: Sendable, Equatable {
     public var tokensPerSecond: Double = 0
     /// Tokens in each answer.
     public var responseTokens = 50
+    /// A pause between a stream's last event and the end of its response: a real provider's final chunk often
+    /// comes in a later read than its `[DONE]`.
+    public var endDelay: Duration = .zero
 
-    public init(timeToFirstToken: Duration = .zero, tokensPerSecond: Double = 0, responseTokens: Int = 50) {
+    public init(timeToFirstToken: Duration = .zero, tokensPerSecond: Double = 0, responseTokens: Int = 50, endDelay: Duration = .zero) {
         self.timeToFirstToken = timeToFirstToken
         self.tokensPerSecond = tokensPerSecond
         self.responseTokens = responseTokens
+        self.endDelay = endDelay
     }
 }
 
@@ -71,6 +75,7 @@ public final class MockLLMControls: Sendable {
         var script: [MockFault?] = []
         var replies: [String] = []
         var requests = 0
+        var clientPorts: Set<Int> = []
         var recording = false
         var conversations: [[MockMessage]] = []
         var systemPrompts: [String] = []
@@ -104,6 +109,10 @@ public final class MockLLMControls: Sendable {
     /// Requests received so far.
     public var requestCount: Int { state.withLockedValue { $0.requests } }
 
+    /// The connections those requests came on (one per client port): fewer than the requests when the client
+    /// keeps its connections alive and reuses them.
+    public var connectionCount: Int { state.withLockedValue { $0.clientPorts.count } }
+
     /// From now on keep each request's conversation (off by default: decoding it would load benchmarks).
     public func recordConversations() {
         state.withLockedValue { $0.recording = true }
@@ -124,10 +133,11 @@ public final class MockLLMControls: Sendable {
         }
     }
 
-    /// Counts the request and takes its scripted fault, if any.
-    func nextFault() -> MockFault? {
+    /// Counts the request (and the connection it came on) and takes its scripted fault, if any.
+    func nextFault(clientPort: Int?) -> MockFault? {
         state.withLockedValue { state in
             state.requests += 1
+            if let clientPort { state.clientPorts.insert(clientPort) }
             return state.script.isEmpty ? nil : state.script.removeFirst()
         }
     }

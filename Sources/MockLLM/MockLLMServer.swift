@@ -9,8 +9,19 @@ import NIOCore
 ///
 /// Answers are deterministic filler words (`token0 token1 …`), or what a test scripted; what matters is timing and protocol.
 public enum MockLLMServer {
-    public static func buildRouter(controls: MockLLMControls) -> Router<BasicRequestContext> {
-        let router = Router()
+    /// The request context: which client port a request came from, to count connections.
+    public struct Context: RequestContext {
+        public var coreContext: CoreRequestContextStorage
+        let clientPort: Int?
+
+        public init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            clientPort = source.channel.remoteAddress?.port
+        }
+    }
+
+    public static func buildRouter(controls: MockLLMControls) -> Router<Context> {
+        let router = Router(context: Context.self)
         router.post("v1/chat/completions") { request, context in
             try await answer(request, context: context, controls: controls, dialect: .openAI)
         }
@@ -44,7 +55,7 @@ public enum MockLLMServer {
         let system: String?
     }
 
-    static func answer(_ request: Request, context: some RequestContext, controls: MockLLMControls, dialect: Dialect) async throws -> Response {
+    static func answer(_ request: Request, context: Context, controls: MockLLMControls, dialect: Dialect) async throws -> Response {
         let body = try await request.body.collect(upTo: 4 * 1024 * 1024)
         let incoming = try JSONDecoder().decode(Incoming.self, from: body)
         if controls.isRecording {
@@ -56,7 +67,8 @@ public enum MockLLMServer {
         if let value = request.headers[values: HTTPField.Name("X-Mock-Tokens")!].first.flatMap(Int.init) { knobs.responseTokens = value }
         if let value = request.headers[values: HTTPField.Name("X-Mock-TTFT-Ms")!].first.flatMap(Int.init) { knobs.timeToFirstToken = .milliseconds(value) }
         if let value = request.headers[values: HTTPField.Name("X-Mock-TPS")!].first.flatMap(Double.init) { knobs.tokensPerSecond = value }
-        let scripted = controls.nextFault()
+        if let value = request.headers[values: HTTPField.Name("X-Mock-End-Delay-Ms")!].first.flatMap(Int.init) { knobs.endDelay = .milliseconds(value) }
+        let scripted = controls.nextFault(clientPort: context.clientPort)
         // A scripted answer replaces the filler words; its words are the streamed tokens.
         let words: [String] = controls.nextReply().map { reply in
             reply.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : " " + $0.element }
@@ -124,6 +136,7 @@ public enum MockLLMServer {
                 out.writeString(event("message_stop", #"{"type":"message_stop"}"#))
             }
             try await writer.write(out)
+            if knobs.endDelay > .zero { try await Task.sleep(for: knobs.endDelay) }
             try await writer.finish(nil)
         })
     }

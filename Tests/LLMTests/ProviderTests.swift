@@ -71,6 +71,22 @@ import AsyncHTTPClient
         }
     }
 
+    /// A response whose last chunk comes in a later read than its end event still leaves its connection for the
+    /// next request: the stream reads the response to its end after answering.
+    @Test func aConnectionIsReusedWhenTheResponseEndsAfterItsLastEvent() async throws {
+        try await withMock(.init(responseTokens: 3, endDelay: .milliseconds(20))) { controls, base in
+            for _ in 0..<3 {
+                #expect(try await collect(openAI(base).stream(Self.request)).text == "token0 token1 token2")
+                // Past the response's end, as the next turn would be: a request sent during the pause needs a second connection.
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(try await collect(anthropic(base).stream(Self.request)).text == "token0 token1 token2")
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            #expect(controls.requestCount == 6)
+            #expect(controls.connectionCount == 1)
+        }
+    }
+
     @Test(arguments: [(429, ProviderError.Kind.rateLimited), (500, .unavailable), (503, .unavailable), (400, .rejected), (401, .rejected)])
     func statusesMapToKinds(_ status: Int, _ kind: ProviderError.Kind) async throws {
         try await withMock { controls, base in

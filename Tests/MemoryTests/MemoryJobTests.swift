@@ -91,6 +91,29 @@ import Testing
         }
     }
 
+    /// The in-session summary is queued when the unsummarized count reaches 16, 32, 48…: not tried again on every
+    /// turn while it waits (migration 0029), and queued again eight turns after one that ended without running.
+    @Test func theInSessionSummaryIsQueuedAtEachSixteenthMessage() async throws {
+        let hearth = try await TestHearth.make { $0.jobs.workers = 0 }
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let me = try await Coachee.make(client, key: key)
+            let summaries = "jobs WHERE kind = 'memory.summarize' AND payload->>'reason' = 'in_session'"
+            try await Self.say(client, me, (1...7).map { "Thought \($0) about my week." })
+            #expect(try await hearth.adminCount(summaries) == 0, "14 messages: not yet")
+            try await Self.say(client, me, ["Thought 8 about my week."])
+            #expect(try await hearth.adminCount(summaries + " AND state = 'pending'") == 1, "16 messages")
+            // The job gives up without a summary: the next turns do not queue it again at once…
+            try await hearth.admin("UPDATE jobs SET state = 'dead' WHERE kind = 'memory.summarize'")
+            try await Self.say(client, me, (9...15).map { "Thought \($0) about my week." })
+            #expect(try await hearth.adminCount(summaries + " AND state = 'pending'") == 0, "30 messages")
+            // …the turn that brings the count to 32 does.
+            try await Self.say(client, me, ["Thought 16 about my week."])
+            #expect(try await hearth.adminCount(summaries + " AND state = 'pending'") == 1, "32 messages")
+            #expect(try await hearth.adminCount(summaries) == 2)
+        }
+    }
+
     @Test func theIdleSweepEndsSessionsWithNoTurnForTheIdleTime() async throws {
         let hearth = try await TestHearth.make {
             $0.jobs.workers = 1
