@@ -6,7 +6,7 @@ import Safety
 
 /// A tenant's crisis resources and disclaimer per locale (`tenant_safety_locales`, migration 0014), with
 /// Hearth's built-in ones where it has none. A send reads the resources in its own round trip
-/// (`hearth_turn_store_exchange`); this serves apps, operators, and the turns that store nothing (retry, preview,
+/// (`hearth_turn_begin`); this serves apps, operators, and the turns that store nothing (retry, preview,
 /// a replayed answer).
 public struct SafetySettings: Sendable {
     /// What apps show (FR17, FR19).
@@ -38,7 +38,7 @@ public struct SafetySettings: Sendable {
             """,
             logger: database.logger
         ).collect()
-        // The most specific row's list decides, as in a send's own lookup (`hearth_turn_store_exchange`): one
+        // The most specific row's list decides, as in a send's own lookup (`hearth_turn_begin`): one
         // that does not read falls back to the built-in list, not to a less specific row of the tenant's.
         var resources: (locale: String, list: [CrisisResource]?)?
         var disclaimer: Disclaimer?

@@ -22,10 +22,11 @@ struct TurnSafety: Sendable {
 
     let detector = CrisisDetector()
 
-    /// `pinned`: the person chose the thread's domain, so it is not routed.
-    func classify(_ message: String, catalog: DomainCatalog, recent: [String], threadDomain: String?, pinned: Bool, crisisAt: Date?,
-                  now: Date = Date()) -> TurnClassification {
-        let crisis = detector.assess(message)
+    /// `crisis`: the message's assessment (``detector``), which a send makes before its statement reads the thread
+    /// (it reads the message alone), or the one recorded with a retried answer. `pinned`: the person chose the
+    /// thread's domain, so it is not routed.
+    func classify(_ message: String, crisis: CrisisAssessment, catalog: DomainCatalog, recent: [String], threadDomain: String?,
+                  pinned: Bool, crisisAt: Date?, now: Date = Date()) -> TurnClassification {
         let route = pinned ? DomainRouter.Route(domain: threadDomain, confidence: 1, routed: false)
             : catalog.router.route(message, recent: recent, current: threadDomain)
         let recentCrisis = crisisAt.map { now.timeIntervalSince($0) < Self.supportWindow } ?? false

@@ -8,11 +8,13 @@ import Logging
 import Memory
 import Personas
 import PostgresNIO
+import Safety
 
-/// The chat turn's three statements, one round trip each: the functions of migrations/0006_chat_turn.sql and
-/// 0010, 0012 and 0014 (decision 0005). They read and write `threads`, `messages`, `user_keys`, `context_profiles`,
-/// `tenant_llm_providers`, `usage_records` and `crisis_events`, and read `tenant_safety_locales` and the stamp of
-/// `domain_versions`, on the turn's hot path only; everything else reaches those tables through their own stores. Memory's tables are read and noted through Memory's own SQL functions
+/// The chat turn's statements, one round trip each: a send's `hearth_turn_begin` (migration 0030, decision 0018),
+/// the context read of the turns that store nothing first (`hearth_turn_context`: a retry, the preview) and
+/// `hearth_turn_finish` (decision 0005). They read and write `threads`, `messages`, `context_profiles`,
+/// `tenant_llm_providers`, `usage_records` and `crisis_events`, and read `user_keys`, `tenant_safety_locales` and the
+/// stamp of `domain_versions`, on the turn's hot path only; everything else reaches those tables through their own stores. Memory's tables are read and noted through Memory's own SQL functions
 /// (`hearth_memory_context`, `hearth_memory_note_turn`), and opened by Memory (``TurnMemory/open``).
 /// Each runs outside any transaction: the function scopes its own implicit transaction to the tenant.
 struct TurnStore: Sendable {
@@ -50,9 +52,11 @@ struct TurnStore: Sendable {
         }
     }
 
-    enum Stored: Sendable {
-        /// `resources`: the tenant's crisis resources (JSON) for the first of the locales it has, when locales were given.
-        case stored(MessageStore.Exchange, resources: Data?)
+    /// What a send's ``begin(_:tenantID:userID:threadID:session:historyLimit:key:)`` led to.
+    enum Begun: Sendable {
+        /// The exchange is committed. `resources`: the tenant's crisis resources (JSON) for the first of the
+        /// person's locales it has, read when the thread is in crisis support.
+        case stored(Context, MessageStore.Exchange, resources: Data?)
         /// An earlier send with the same idempotency key stored this exchange; nothing was inserted.
         case replay(MessageStore.Exchange)
         case noThread
@@ -66,109 +70,86 @@ struct TurnStore: Sendable {
     let logger: Logger
 
     /// `nil` when the user has no such thread (or no longer exists). With a `lease` (the id of the answer about to
-    /// be generated) the read first admits the person (``Admission``) and throws its refusal: a send or retry is
-    /// refused before anything is stored, in the round trip the turn makes anyway. With a `session` the read
-    /// first checks it and the person's rate limit and counts the tenant's last (``SessionGate``, migration 0028),
-    /// throwing the 401 or 429.
-    func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?,
-                 session: UUID? = nil) async throws -> Context? {
-        var sessionType: SessionType?
-        var domain: String?
-        var domainPinned = false
-        var crisisAt: Date?
-        var domainStamp: Int64?
-        var persona: PersonaContent?
-        var key: SymmetricKey?
-        var sealedProfile: Data?
-        var memoryRows: [TurnMemory.Row] = []
-        var providers: [ProviderSetting] = []
-        var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
-        var admission: Admission?
-        var requestLimit: RateLimit?
+    /// be generated) the read first admits the person (``Admission``) and throws its refusal: a retry is refused
+    /// before anything is stored, in the round trip the turn makes anyway. A send reads its context in
+    /// ``begin(_:tenantID:userID:threadID:session:historyLimit:key:)`` instead.
+    func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?) async throws -> Context? {
+        var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
+        let rows = try await client.query(
+            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease), \(nil as UUID?))",
+            logger: logger
+        )
+        for try await row in rows.decode(ContextRows.Columns.self) {
+            try read.take(row)
+        }
+        if let refusal = read.admission?.refusal { throw refusal }
+        return try read.context()
+    }
+
+    /// What a send stores: its question (sealed here with the user's key) and the placeholder its answer streams into.
+    struct Send: Sendable {
+        let question: UUID
+        let content: String
+        let idempotencyKey: String?
+        /// The answer's id: the stream lease the admission takes.
+        let answer: UUID
+        let crisis: CrisisAssessment
+        /// The person's locales, most specific first, for the tenant's crisis resources.
+        let locales: [String]
+    }
+
+    /// A send's one round trip before the provider (`hearth_turn_begin`, migration 0030; decision 0018): checks the
+    /// session and the person's limit (throwing the 401 or 429), answers an idempotent replay, admits the person
+    /// (throwing the refusal), reads the context and commits the question, its placeholder and any crisis they
+    /// showed; the tenant's request is counted last (``SessionGate``). `key`: the user's data key, which the caller
+    /// already holds (``RecentDataKeys``). `limit`: the request's rate limit, for the answer's `RateLimit` fields.
+    func begin(_ send: Send, tenantID: UUID, userID: UUID, threadID: UUID, session: UUID, historyLimit: Int,
+               key: SymmetricKey) async throws -> (begun: Begun, limit: RateLimit?) {
+        let questionSealed = try MessageStore.seal(send.content, id: send.question, key: key)
+        let answerSealed = try MessageStore.seal("", id: send.answer, key: key)
+        let crisis = send.crisis.crisis?.rawValue
+        let signals = send.crisis.isCrisis ? send.crisis.signals.map(\.cue) : []
+        let supportSeconds = Int(TurnSafety.supportWindow)
+        var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
+        read.key = key
+        var outcome: (kind: String, question: UUID, answer: UUID)?
+        var resources: Data?
         try await SessionGate.countingTheTenantLast {
             let rows = try await client.query(
-                "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease), \(session))",
+                """
+                SELECT * FROM hearth_turn_begin(\(tenantID), \(userID), \(threadID), \(session), \(historyLimit),
+                    \(send.idempotencyKey), \(send.question), \(questionSealed), \(send.answer), \(answerSealed),
+                    \(crisis), \(signals), \(send.locales), \(supportSeconds))
+                """,
                 logger: logger
             )
-            for try await (kind, id, number, name, model, url, reference, sealed)
-                in rows.decode((String, UUID?, Int?, String?, String?, String?, String?, Data?).self) {
-                switch kind {
-                case "gate":
-                    // First when asked for: a session that is not live or a request over its limit ends the read here.
-                    requestLimit = try SessionGate(gateRowName: name, quota: model.flatMap { Int64($0) }, window: reference.flatMap { Int($0) },
-                                                   used: url.flatMap { Int64($0) }, reset: number).admit()
-                case "thread":
-                    sessionType = name.flatMap(SessionType.init(rawValue:))
-                    domain = model
-                    crisisAt = url.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
-                    domainPinned = reference == "pinned"
-                case "admission":
-                    admission = try reference.map(Admission.init(json:))
-                case "domains":
-                    domainStamp = reference.flatMap { Int64($0) }
-                case "persona":
-                    persona = try reference.map { try JSONDecoder().decode(PersonaContent.self, from: Data($0.utf8)) }
-                case "key":
-                    guard let number, let sealed else { continue }
-                    key = try keys.unwrap(masterVersion: number, wrapped: Array(sealed), of: userID)
-                case "profile":
-                    sealedProfile = sealed
-                case _ where TurnMemory.rowKinds.contains(kind):
-                    memoryRows.append(.init(kind: kind, id: id, number: number, name: name, model: model, url: url, reference: reference, sealed: sealed))
-                case "provider":
-                    guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { continue }
-                    providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
-                case "message":
-                    guard let id, let sealed else { continue }
-                    history.append((id, name == "user" ? .user : .assistant, sealed))
+            for try await row in rows.decode(ContextRows.Columns.self) {
+                try read.take(row)
+                switch (row.0, row.1, row.6.flatMap(UUID.init(uuidString:))) {
+                case ("stored", let question?, let answer?), ("replay", let question?, let answer?):
+                    outcome = (row.0, question, answer)
+                case ("resources", _, _):
+                    resources = row.6.map { Data($0.utf8) }
                 default:
                     continue
                 }
             }
         }
-        if let refusal = admission?.refusal { throw refusal }
-        guard let sessionType, let key else { return nil }
-        let profile = try sealedProfile.map { try ContextProfile(sealed: Array($0), key: key, userID: userID) } ?? ContextProfile()
-        let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
-        return Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt, domainStamp: domainStamp, persona: persona, key: key, profile: profile, memory: memory, providers: providers, history: history,
-                       admission: admission, requestLimit: requestLimit)
-    }
-
-    /// Commits the user's message and the placeholder its answer streams into, with what the turn found: the
-    /// domain (which becomes the thread's) and a crisis (recorded as a `crisis_events` row, by signal names).
-    /// `answer`: the id the answer will have (the lease the admission took).
-    func storeExchange(tenantID: UUID, userID: UUID, threadID: UUID, content: String, idempotencyKey: String?,
-                       classification: TurnClassification, locales: [String]?, answer: UUID, key: SymmetricKey) async throws -> Stored {
-        let question = UUID()
-        let questionSealed = try MessageStore.seal(content, id: question, key: key)
-        let answerSealed = try MessageStore.seal("", id: answer, key: key)
-        let crisis = classification.crisis.crisis?.rawValue
-        let signals = classification.crisis.isCrisis ? classification.crisis.signals.map(\.cue) : []
-        let rows = try await client.query(
-            """
-            SELECT outcome, question_id, answer_id, resources::text FROM hearth_turn_store_exchange(
-                \(tenantID), \(userID), \(threadID), \(idempotencyKey), \(question), \(questionSealed), \(answer), \(answerSealed),
-                \(classification.route.domain), \(crisis), \(signals), \(locales))
-            """,
-            logger: logger
-        )
-        for try await (outcome, questionID, answerID, resources) in rows.decode((String, UUID?, UUID?, String?).self) {
-            switch (outcome, questionID, answerID) {
-            case ("stored", let user?, let assistant?):
-                return .stored(.init(userMessageID: user, assistantMessageID: assistant), resources: resources.map { Data($0.utf8) })
-            case ("replay", let user?, let assistant?):
-                return .replay(.init(userMessageID: user, assistantMessageID: assistant))
-            case ("no_thread", _, _):
-                return .noThread
-            default:
-                continue
-            }
+        if let refusal = read.admission?.refusal { throw refusal }
+        guard let context = try read.context() else { return (.noThread, read.requestLimit) }
+        switch outcome {
+        case ("stored", let question, let answer)?:
+            return (.stored(context, MessageStore.Exchange(userMessageID: question, assistantMessageID: answer), resources: resources),
+                    read.requestLimit)
+        case (_, let question, let answer)?:
+            return (.replay(MessageStore.Exchange(userMessageID: question, assistantMessageID: answer)), read.requestLimit)
+        case nil:
+            return (.inProgress, read.requestLimit)
         }
-        return .inProgress
     }
 
     /// Gives back the stream lease of an answer that will not be generated (a replay, a failure before the
-    /// provider call); a stored answer gives its own back in ``finish(_:content:status:key:)``.
+    /// provider call); a stored answer gives its own back in ``finish(_:content:status:domain:key:)``.
     func releaseLease(_ lease: UUID, tenantID: UUID) async {
         do {
             try await client.query("SELECT hearth_stream_release(\(tenantID), \(lease))", logger: logger)
@@ -179,7 +160,9 @@ struct TurnStore: Sendable {
     }
 
     /// Stores an answer's final state and its usage record in one transaction; returns what the client is told.
-    func finish(_ record: UsageStore.Record, content: String, status: MessageStatus, key: SymmetricKey) async throws -> Usage {
+    /// `domain`: the route of a send's question, stored on both messages and made the thread's (`nil` for a retry,
+    /// which keeps the first answer's).
+    func finish(_ record: UsageStore.Record, content: String, status: MessageStatus, domain: String?, key: SymmetricKey) async throws -> Usage {
         let sealed = try MessageStore.seal(content, id: record.messageID, key: key)
         let rows = try await client.query(
             """
@@ -187,7 +170,7 @@ struct TurnStore: Sendable {
                                       \(status.rawValue), \(record.provider), \(record.model), \(record.inputTokens),
                                       \(record.outputTokens), \(record.estimated),
                                       \(record.timeToFirstToken.map(UsageStore.milliseconds)), \(UsageStore.milliseconds(record.total)),
-                                      \(record.outcome.rawValue))
+                                      \(record.outcome.rawValue), \(domain))
             """,
             logger: logger
         )

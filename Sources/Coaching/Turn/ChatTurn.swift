@@ -10,13 +10,15 @@ import PostgresNIO
 import Safety
 
 /// The chat turn (the hot path), as ARCHITECTURE.md lays it out:
-/// 1. the message is checked for a crisis and routed to a coaching domain, in process; then it is committed
-///    before any provider call (with its idempotency key, its domain and any crisis it showed);
-/// 2. the prompt is assembled from what the turn read just before (crisis support first when the thread is in it);
+/// 1. the message is checked for a crisis, in process; then one statement checks the session and the limits,
+///    admits the person, reads the context and commits the message before any provider call (with its idempotency
+///    key and any crisis it showed; decision 0018);
+/// 2. the message is routed to a coaching domain, and the prompt assembled from what that statement read (crisis
+///    support first when the thread is in it);
 /// 3. the answer streams from the tenant's provider chain into a server-owned ``Generation``;
-/// 4. the answer is reviewed sentence by sentence as it streams (``ResponseReview``); the assistant message and its
-///    usage record are written in one transaction; then `done`.
-/// Steps 1, 2 and 4 are one round trip each (``TurnStore``).
+/// 4. the answer is reviewed sentence by sentence as it streams (``ResponseReview``); the assistant message, the
+///    exchange's domain and its usage record are written in one transaction; then `done`.
+/// Steps 1 and 4 are one round trip each (``TurnStore``).
 public struct ChatTurn: Sendable {
     /// What a send or retry led to.
     enum Start: Sendable {
@@ -27,6 +29,7 @@ public struct ChatTurn: Sendable {
 
     let database: Database
     let store: TurnStore
+    let dataKeys: RecentDataKeys
     let messages: MessageStore
     let factory: ProviderFactory
     let registry = GenerationRegistry()
@@ -45,7 +48,9 @@ public struct ChatTurn: Sendable {
 
     public init(database: Database, keyRing: KeyRing, factory: ProviderFactory, domains: CoachingDomains) {
         self.database = database
-        self.store = TurnStore(client: database.client, keys: UserDataKeys(keyRing: keyRing, logger: database.logger), logger: database.logger)
+        let keys = UserDataKeys(keyRing: keyRing, logger: database.logger)
+        self.store = TurnStore(client: database.client, keys: keys, logger: database.logger)
+        self.dataKeys = RecentDataKeys(keys: keys, client: database.client, logger: database.logger)
         self.messages = MessageStore(logger: database.logger)
         self.factory = factory
         self.insights = InsightRecorder(database: database)
@@ -55,29 +60,26 @@ public struct ChatTurn: Sendable {
     }
 
     /// `locale`: the person's language (`Accept-Language`), for the crisis resources. `identity`'s session is
-    /// checked here, in the context read (decision 0015); the request's rate limit comes back for the answer's
-    /// `RateLimit` fields.
+    /// checked in the send's one statement (decisions 0015 and 0018); the request's rate limit comes back for the
+    /// answer's `RateLimit` fields.
     func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?,
               locale: String?) async throws -> (start: Start, limit: RateLimit?) {
-        // The answer's id is its stream lease: the admission takes it, the stored answer gives it back.
-        let answer = UUID()
-        let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: answer,
-                                        checkingSession: true)
-        return (try await send(content, context: context, answer: answer, tenant: tenant, identity: identity, threadID: threadID,
-                               idempotencyKey: idempotencyKey, locale: locale), context.requestLimit)
-    }
-
-    private func send(_ content: String, context: TurnStore.Context, answer: UUID, tenant: Tenant, identity: Identity, threadID: UUID,
-                      idempotencyKey: String?, locale: String?) async throws -> Start {
-        do {
-            let history = try context.conversation()
-            let classification = try await classify(content, context: context, history: history, tenantID: tenant.id)
-            switch try await store.storeExchange(tenantID: tenant.id, userID: identity.userID, threadID: threadID, content: content,
-                                                 idempotencyKey: idempotencyKey, classification: classification,
-                                                 locales: classification.crisisSupport ? CrisisResources.candidates(for: locale) : nil,
-                                                 answer: answer, key: context.key) {
-            case .stored(let exchange, let stored):
-                let plan = Plan(classification: classification, stored: stored, locale: locale)
+        // The message alone decides whether it shows a crisis, so the check runs before the statement that stores
+        // it with the check's finding; the router, which needs the thread, runs after.
+        let question = TurnStore.Send(question: UUID(), content: content, idempotencyKey: idempotencyKey,
+                                      answer: UUID(), crisis: safety.detector.assess(content),
+                                      locales: CrisisResources.candidates(for: locale))
+        // A session that is not live is refused by the statement; without a key there is no account to have one.
+        guard let key = try await dataKeys.key(tenantID: tenant.id, userID: identity.userID) else { throw APIError.sessionRevoked }
+        let (begun, limit) = try await store.begin(question, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
+                                                   session: identity.sessionID, historyLimit: Self.historyLimit, key: key)
+        switch begun {
+        case .stored(let context, let exchange, let resources):
+            do {
+                let history = try context.conversation()
+                let classification = try await classify(content, crisis: question.crisis, context: context, history: history,
+                                                        tenantID: tenant.id)
+                let plan = Plan(classification: classification, stored: resources, locale: locale)
                 var recollection = recollect(content, plan: plan, context: context, insights: true)
                 if let insight = recollection.insight,
                    try await !insights.record(insight, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
@@ -85,20 +87,20 @@ public struct ChatTurn: Sendable {
                     // Another turn surfaced it first: once is enough.
                     recollection = recollect(content, plan: plan, context: context, insights: false)
                 }
-                return .generating(begin(exchange, context: context, history: history, message: content, plan: plan,
-                                         recollection: recollection, tenant: tenant, identity: identity, threadID: threadID))
-            case .replay(let exchange):
-                await store.releaseLease(answer, tenantID: tenant.id)
-                if let generation = registry.find(exchange.assistantMessageID) { return .generating(generation) }
-                return .stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
-            case .noThread:
-                throw Conversations.noThread
-            case .inProgress:
-                throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
+                return (.generating(begin(exchange, context: context, history: history, message: content, plan: plan,
+                                          recollection: recollection, route: classification.route.domain, tenant: tenant,
+                                          identity: identity, threadID: threadID)), limit)
+            } catch {
+                await store.releaseLease(exchange.assistantMessageID, tenantID: tenant.id)
+                throw error
             }
-        } catch {
-            await store.releaseLease(answer, tenantID: tenant.id)
-            throw error
+        case .replay(let exchange):
+            if let generation = registry.find(exchange.assistantMessageID) { return (.generating(generation), limit) }
+            return (.stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID), limit)
+        case .noThread:
+            throw Conversations.noThread
+        case .inProgress:
+            throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
         }
     }
 
@@ -123,13 +125,14 @@ public struct ChatTurn: Sendable {
             // The question is routed again (in process, nothing is stored twice). Its crisis is the one recorded with
             // the first answer — announced again with this one — not what today's model makes of it. An insight is
             // surfaced once, with the first answer.
-            let routed = try await classify(question, context: context, history: history, tenantID: tenant.id)
+            let routed = try await classify(question, crisis: safety.detector.assess(question), context: context, history: history,
+                                            tenantID: tenant.id)
             let classification = TurnClassification(crisis: restarted.crisis.map(CrisisAssessment.recorded) ?? .none, route: routed.route,
                                                     domain: routed.domain, crisisSupport: routed.crisisSupport || restarted.crisis != nil)
             let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)
             let recollection = recollect(question, plan: plan, context: context, insights: false)
             return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
-                         message: question, plan: plan, recollection: recollection, tenant: tenant,
+                         message: question, plan: plan, recollection: recollection, route: nil, tenant: tenant,
                          identity: identity, threadID: threadID)
         } catch {
             await store.releaseLease(assistantMessageID, tenantID: tenant.id)
@@ -141,8 +144,9 @@ public struct ChatTurn: Sendable {
     func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String, locale: String?) async throws -> PromptPreview {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: nil)
         let history = try context.conversation()
-        let plan = try await unstoredPlan(try await classify(content, context: context, history: history, tenantID: tenant.id),
-                                          tenantID: tenant.id, locale: locale)
+        let classification = try await classify(content, crisis: safety.detector.assess(content), context: context, history: history,
+                                                tenantID: tenant.id)
+        let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)
         let recollection = recollect(content, plan: plan, context: context, insights: true)
         let (request, sections) = request(context, history: history, message: content, plan: plan, recollection: recollection)
         return PromptPreview(
@@ -166,35 +170,34 @@ public struct ChatTurn: Sendable {
         return CrisisEvent(kind: kind, resources: try await tenantResources(tenantID, locale: locale))
     }
 
-    /// The plan of a retry or a preview: they store nothing, so the resources a send gets from its store's round
-    /// trip are read here — only in crisis support, which is rare enough not to matter for latency.
+    /// The plan of a retry or a preview: they store nothing first, so the resources a send gets from its statement
+    /// are read here — only in crisis support, which is rare enough not to matter for latency.
     private func unstoredPlan(_ classification: TurnClassification, tenantID: UUID, locale: String?) async throws -> Plan {
         guard classification.crisisSupport else { return Plan(classification: classification, resources: []) }
         return Plan(classification: classification, resources: try await tenantResources(tenantID, locale: locale))
     }
 
-    /// The resources for a turn that stores nothing (a send gets them from its store's round trip).
+    /// The resources for a turn that stores nothing first (a send gets them from its statement).
     private func tenantResources(_ tenantID: UUID, locale: String?) async throws -> [CrisisResource] {
         try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources
     }
 
-    /// `lease`: admit the person first (sends and retries); `checkingSession`: check the identity's session before
-    /// that (sends; see ``TurnStore/context(tenantID:userID:threadID:before:historyLimit:lease:session:)``).
-    private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?, lease: UUID?,
-                         checkingSession: Bool = false) async throws -> TurnStore.Context {
+    /// The context of a retry or a preview; `lease`: admit the person first (a retry).
+    private func context(tenant: Tenant, identity: Identity, threadID: UUID, before: UUID?, lease: UUID?) async throws -> TurnStore.Context {
         guard let context = try await store.context(tenantID: tenant.id, userID: identity.userID, threadID: threadID,
-                                                     before: before, historyLimit: Self.historyLimit, lease: lease,
-                                                     session: checkingSession ? identity.sessionID : nil) else {
+                                                     before: before, historyLimit: Self.historyLimit, lease: lease) else {
             throw Conversations.noThread
         }
         return context
     }
 
-    /// The crisis check and the domain route, with the person's previous messages as the router's context.
-    private func classify(_ message: String, context: TurnStore.Context, history: [ChatMessage], tenantID: UUID) async throws -> TurnClassification {
+    /// The domain route, with the person's previous messages as the router's context, beside the crisis check's
+    /// finding.
+    private func classify(_ message: String, crisis: CrisisAssessment, context: TurnStore.Context, history: [ChatMessage],
+                          tenantID: UUID) async throws -> TurnClassification {
         let catalog = try await domains.catalog(tenantID: tenantID, stamp: context.domainStamp)
         let recent = history.filter { $0.role == .user }.suffix(2).map(\.content)
-        return safety.classify(message, catalog: catalog, recent: recent, threadDomain: context.domain,
+        return safety.classify(message, crisis: crisis, catalog: catalog, recent: recent, threadDomain: context.domain,
                                pinned: context.domainPinned, crisisAt: context.crisisAt)
     }
 
@@ -225,8 +228,9 @@ public struct ChatTurn: Sendable {
 
     // MARK: - Generating
 
+    /// `route`: the domain a send's question was routed to, stored with the answer (`nil` for a retry).
     private func begin(_ exchange: MessageStore.Exchange, context: TurnStore.Context, history: [ChatMessage], message: String, plan: Plan,
-                       recollection: Recollection, tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
+                       recollection: Recollection, route: String?, tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
         let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
         let (request, _) = request(context, history: history, message: message, plan: plan, recollection: recollection)
@@ -236,8 +240,8 @@ public struct ChatTurn: Sendable {
         let crisis = plan.classification.crisis.crisis.map { CrisisEvent(kind: $0, resources: plan.resources) }
         // Detached from the request: a client that disconnects must not cancel the answer.
         Task.detached { [self] in
-            await run(generation, request: request, recollection: recollection, crisis: crisis, chain: chain, tenant: tenant,
-                      identity: identity, key: context.key)
+            await run(generation, request: request, recollection: recollection, crisis: crisis, chain: chain, route: route,
+                      tenant: tenant, identity: identity, key: context.key)
             registry.remove(exchange.assistantMessageID)
         }
         return generation
@@ -245,7 +249,7 @@ public struct ChatTurn: Sendable {
 
     private func run(
         _ generation: Generation, request: CompletionRequest, recollection: Recollection, crisis: CrisisEvent?, chain: ProviderChain,
-        tenant: Tenant, identity: Identity, key: SymmetricKey
+        route: String?, tenant: Tenant, identity: Identity, key: SymmetricKey
     ) async {
         let started = ContinuousClock.now
         await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
@@ -312,7 +316,7 @@ public struct ChatTurn: Sendable {
             estimated: reported == nil, timeToFirstToken: firstToken, total: ContinuousClock.now - started, outcome: outcome
         )
         do {
-            let recorded = try await store.finish(record, content: text, status: status, key: key)
+            let recorded = try await store.finish(record, content: text, status: status, domain: route, key: key)
             switch failure {
             case nil:
                 await generation.emit("done", DoneEvent(assistantMessageId: generation.assistantMessageID, status: status,
