@@ -10,8 +10,9 @@
 -- before. The router needs the thread's domain and recent messages, which this statement reads, so the domain it
 -- chooses is stored with the answer by hearth_turn_finish, which now also moves the thread's activity time.
 --
--- hearth_turn_context stays for the turns that store nothing first (a retry, the prompt preview), which pass
--- no session; hearth_turn_store_exchange is gone.
+-- hearth_turn_context stays for the turns that store nothing before the provider (a retry, the prompt preview),
+-- without the session check only sends made in it; what both read is one function, hearth_turn_reading.
+-- hearth_turn_store_exchange is gone.
 
 -- The user's wrapped data key in one statement (the chat turn's miss path; Accounts owns user_keys).
 CREATE FUNCTION hearth_user_key(p_tenant uuid, p_user uuid) RETURNS TABLE (master_version integer, wrapped_key bytea)
@@ -26,8 +27,76 @@ $$;
 REVOKE ALL ON FUNCTION hearth_user_key(uuid, uuid) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION hearth_user_key(uuid, uuid) TO hearth_app;
 
--- Rows as hearth_turn_context's (gate, thread, admission, persona, profile, memory, provider, domains, message),
--- without `key` (the caller sealed the question with it), then the exchange's outcome:
+-- What a turn reads for its prompt once the thread is known to be the person's and the person admitted: the
+-- persona's published copy while it is live, the sealed context profile, Memory's rows, the tenant's providers,
+-- the domain catalog's stamp and the recent finished messages (before p_before, when given), oldest first.
+-- Tagged rows in the columns of the two functions below; runs in their tenant-scoped transaction.
+CREATE FUNCTION hearth_turn_reading(p_user uuid, p_thread uuid, p_before uuid, p_history bigint)
+    RETURNS TABLE (kind text, id uuid, number integer, name text, model text, url text, reference text, sealed bytea)
+    LANGUAGE plpgsql
+    AS $$
+#variable_conflict use_column
+BEGIN
+    -- A suspended persona's threads coach without it.
+    RETURN QUERY SELECT 'persona', p.id, p.published_revision, NULL, NULL, NULL, p.published::text, NULL::bytea
+        FROM threads t JOIN personas p ON p.id = t.persona_id
+        WHERE t.id = p_thread AND p.published IS NOT NULL AND p.status <> 'suspended';
+    RETURN QUERY SELECT 'profile', NULL::uuid, NULL::integer, NULL, NULL, NULL, NULL, c.profile_ciphertext
+        FROM context_profiles c WHERE c.user_id = p_user AND c.profile_ciphertext IS NOT NULL;
+    RETURN QUERY SELECT * FROM hearth_memory_context(p_user, p_thread);
+    RETURN QUERY SELECT 'provider', NULL::uuid, p.position, p.kind, p.model, p.base_url, p.api_key_ref, NULL::bytea
+        FROM tenant_llm_providers p ORDER BY p.position;
+    RETURN QUERY SELECT 'domains', NULL::uuid, NULL::integer, NULL, NULL, NULL, (SELECT max(d.id) FROM domain_versions d)::text,
+                        NULL::bytea;
+    RETURN QUERY SELECT 'message', recent.id, NULL::integer, recent.role, NULL, NULL, NULL, recent.content_ciphertext
+        FROM (SELECT m.id, m.role, m.content_ciphertext, m.seq FROM messages m
+              WHERE m.thread_id = p_thread AND m.status IN ('complete', 'interrupted')
+                AND (p_before IS NULL OR m.seq < (SELECT b.seq FROM messages b WHERE b.id = p_before))
+              ORDER BY m.seq DESC LIMIT p_history) recent
+        ORDER BY recent.seq;
+END
+$$;
+REVOKE ALL ON FUNCTION hearth_turn_reading(uuid, uuid, uuid, bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION hearth_turn_reading(uuid, uuid, uuid, bigint) TO hearth_app;
+
+-- A retry's or the preview's context: the thread (none: no rows), the admission when a lease is given (a retry;
+-- refused, nothing more), the wrapped data key, then hearth_turn_reading. The session was checked by the
+-- middleware. Commits without waiting for its WAL flush (migration 0028): it writes only counters, leases and
+-- trial bookkeeping, and the answer's durable commit follows.
+DROP FUNCTION hearth_turn_context(uuid, uuid, uuid, uuid, bigint, uuid, uuid);
+CREATE FUNCTION hearth_turn_context(p_tenant uuid, p_user uuid, p_thread uuid, p_before uuid, p_history bigint, p_lease uuid)
+    RETURNS TABLE (kind text, id uuid, number integer, name text, model text, url text, reference text, sealed bytea)
+    LANGUAGE plpgsql
+    AS $$
+#variable_conflict use_column
+DECLARE
+    admission jsonb;
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    PERFORM set_config('app.tenant_id', p_tenant::text, true);
+    RETURN QUERY SELECT 'thread', NULL::uuid, NULL::integer, t.session_type, t.domain,
+                        extract(epoch FROM t.crisis_at)::bigint::text, CASE WHEN t.domain_pinned THEN 'pinned' END, NULL::bytea
+        FROM threads t WHERE t.id = p_thread AND t.user_id = p_user;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    IF p_lease IS NOT NULL THEN
+        admission := hearth_coaching_admit(p_tenant, p_user, p_thread, p_lease);
+        RETURN QUERY SELECT 'admission', NULL::uuid, NULL::integer, NULL, NULL, NULL, admission::text, NULL::bytea;
+        IF admission->>'outcome' <> 'admitted' THEN
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY SELECT 'key', NULL::uuid, k.master_version, NULL, NULL, NULL, NULL, k.wrapped_key
+        FROM user_keys k WHERE k.user_id = p_user;
+    RETURN QUERY SELECT * FROM hearth_turn_reading(p_user, p_thread, p_before, p_history);
+END
+$$;
+REVOKE ALL ON FUNCTION hearth_turn_context(uuid, uuid, uuid, uuid, bigint, uuid) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION hearth_turn_context(uuid, uuid, uuid, uuid, bigint, uuid) TO hearth_app;
+
+-- A send: the session check's `gate` row first (decision 0015), then rows as hearth_turn_context's without `key`
+-- (the caller sealed the question with it), then the exchange's outcome:
 --   `stored`    id: the question, reference: the answer's id; the exchange is committed.
 --   `replay`    id: the question, reference: the answer's id; an earlier send with this idempotency key stored
 --               them, nothing else was read or written (no admission, no lease).
@@ -78,22 +147,8 @@ BEGIN
         IF admission->>'outcome' <> 'admitted' THEN
             EXIT turn;
         END IF;
-        RETURN QUERY SELECT 'persona', p.id, p.published_revision, NULL, NULL, NULL, p.published::text, NULL::bytea
-            FROM threads t JOIN personas p ON p.id = t.persona_id
-            WHERE t.id = p_thread AND p.published IS NOT NULL AND p.status <> 'suspended';
-        RETURN QUERY SELECT 'profile', NULL::uuid, NULL::integer, NULL, NULL, NULL, NULL, c.profile_ciphertext
-            FROM context_profiles c WHERE c.user_id = p_user AND c.profile_ciphertext IS NOT NULL;
-        RETURN QUERY SELECT * FROM hearth_memory_context(p_user, p_thread);
-        RETURN QUERY SELECT 'provider', NULL::uuid, p.position, p.kind, p.model, p.base_url, p.api_key_ref, NULL::bytea
-            FROM tenant_llm_providers p ORDER BY p.position;
-        RETURN QUERY SELECT 'domains', NULL::uuid, NULL::integer, NULL, NULL, NULL, (SELECT max(d.id) FROM domain_versions d)::text,
-                            NULL::bytea;
-        -- The history before the question, read before it is inserted.
-        RETURN QUERY SELECT 'message', recent.id, NULL::integer, recent.role, NULL, NULL, NULL, recent.content_ciphertext
-            FROM (SELECT m.id, m.role, m.content_ciphertext, m.seq FROM messages m
-                  WHERE m.thread_id = p_thread AND m.status IN ('complete', 'interrupted')
-                  ORDER BY m.seq DESC LIMIT p_history) recent
-            ORDER BY recent.seq;
+        -- The history before the question: read before it is inserted.
+        RETURN QUERY SELECT * FROM hearth_turn_reading(p_user, p_thread, NULL, p_history);
         INSERT INTO messages (id, tenant_id, thread_id, user_id, role, status, content_ciphertext, idempotency_key, completed_at,
                               crisis_kind)
         VALUES (p_question, p_tenant, p_thread, p_user, 'user', 'complete', p_question_sealed, p_idempotency_key, now(),

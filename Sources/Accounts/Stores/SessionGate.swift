@@ -24,7 +24,7 @@ public struct SessionGate: Sendable, Equatable {
         self.reset = reset
     }
 
-    /// The `gate` row of a statement that checks the session first (`hearth_turn_context`, migration 0025;
+    /// The `gate` row of a statement that checks the session first (a send's `hearth_turn_begin`, migration 0030;
     /// `hearth_message_page`, 0027): the person's limit, its name NULL when the session is not live.
     public init(gateRowName name: String?, quota: Int64?, window: Int?, used: Int64?, reset: Int?) {
         self.init(active: name != nil, name: name, quota: quota, window: window, used: used, reset: reset)

@@ -76,7 +76,7 @@ struct TurnStore: Sendable {
     func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?) async throws -> Context? {
         var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
         let rows = try await client.query(
-            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease), \(nil as UUID?))",
+            "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease))",
             logger: logger
         )
         for try await row in rows.decode(ContextRows.Columns.self) {

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 extension TurnMemory {
-    /// One row of the chat turn's context read, in its columns (`hearth_turn_context`); Memory's are those of
+    /// One row of the chat turn's context read, in its columns (`hearth_turn_reading`, migration 0030); Memory's are those of
     /// `hearth_memory_context` (migrations/0012_memory.sql), whose comment maps each kind's columns.
     public struct Row: Sendable {
         public let kind: String
