@@ -252,6 +252,10 @@ public struct ChatTurn: Sendable {
         route: String?, tenant: Tenant, identity: Identity, key: SymmetricKey
     ) async {
         let started = ContinuousClock.now
+        // The provider is asked first (its stream starts its own task at once): the events before the answer go
+        // out while it thinks, instead of delaying the request. The loop below takes the only reference, so that
+        // leaving it ends the stream.
+        var answer = Optional(chain.stream(request))
         await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
                                                    assistantMessageId: generation.assistantMessageID))
         if let crisis {
@@ -271,7 +275,7 @@ public struct ChatTurn: Sendable {
         var failure: ProviderChain.ChainFailure?
         var review = AnswerReview()
         do {
-            streaming: for try await event in chain.stream(request) {
+            streaming: for try await event in answer.take()! {
                 switch event {
                 case .answering(let kind, let model):
                     provider = (kind, model)
