@@ -105,25 +105,20 @@ struct TurnStore: Sendable {
     /// already holds (``RecentDataKeys``). `limit`: the request's rate limit, for the answer's `RateLimit` fields.
     func begin(_ send: Send, tenantID: UUID, userID: UUID, threadID: UUID, session: UUID, historyLimit: Int,
                key: SymmetricKey) async throws -> (begun: Begun, limit: RateLimit?) {
-        let questionSealed = try MessageStore.seal(send.content, id: send.question, key: key)
-        let answerSealed = try MessageStore.seal("", id: send.answer, key: key)
-        let crisis = send.crisis.crisis?.rawValue
-        let signals = send.crisis.isCrisis ? send.crisis.signals.map(\.cue) : []
-        let supportSeconds = Int(TurnSafety.supportWindow)
+        let statement = TurnStatements.Begin(
+            tenantID: tenantID, userID: userID, threadID: threadID, session: session, historyLimit: historyLimit,
+            idempotencyKey: send.idempotencyKey, question: send.question,
+            questionSealed: try MessageStore.seal(send.content, id: send.question, key: key), answer: send.answer,
+            answerSealed: try MessageStore.seal("", id: send.answer, key: key), crisis: send.crisis.crisis?.rawValue,
+            signals: send.crisis.isCrisis ? send.crisis.signals.map(\.cue) : [], locales: send.locales,
+            supportSeconds: Int(TurnSafety.supportWindow)
+        )
         var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
         read.key = key
         var outcome: (kind: String, question: UUID, answer: UUID)?
         var resources: Data?
         try await SessionGate.countingTheTenantLast {
-            let rows = try await client.query(
-                """
-                SELECT * FROM hearth_turn_begin(\(tenantID), \(userID), \(threadID), \(session), \(historyLimit),
-                    \(send.idempotencyKey), \(send.question), \(questionSealed), \(send.answer), \(answerSealed),
-                    \(crisis), \(signals), \(send.locales), \(supportSeconds))
-                """,
-                logger: logger
-            )
-            for try await row in rows.decode(ContextRows.Columns.self) {
+            for try await row in try await client.execute(statement, logger: logger) {
                 try read.take(row)
                 switch (row.0, row.1, row.6.flatMap(UUID.init(uuidString:))) {
                 case ("stored", let question?, let answer?), ("replay", let question?, let answer?):
@@ -163,18 +158,10 @@ struct TurnStore: Sendable {
     /// `domain`: the route of a send's question, stored on both messages and made the thread's (`nil` for a retry,
     /// which keeps the first answer's).
     func finish(_ record: UsageStore.Record, content: String, status: MessageStatus, domain: String?, key: SymmetricKey) async throws -> Usage {
-        let sealed = try MessageStore.seal(content, id: record.messageID, key: key)
-        let rows = try await client.query(
-            """
-            SELECT hearth_turn_finish(\(record.tenantID), \(record.userID), \(record.threadID), \(record.messageID), \(sealed),
-                                      \(status.rawValue), \(record.provider), \(record.model), \(record.inputTokens),
-                                      \(record.outputTokens), \(record.estimated),
-                                      \(record.timeToFirstToken.map(UsageStore.milliseconds)), \(UsageStore.milliseconds(record.total)),
-                                      \(record.outcome.rawValue), \(domain))
-            """,
-            logger: logger
-        )
-        let cost = try await rows.collect().first?.decode(Int64.self) ?? 0
+        let statement = TurnStatements.Finish(record: record, sealed: try MessageStore.seal(content, id: record.messageID, key: key),
+                                              status: status.rawValue, domain: domain)
+        var cost: Int64 = 0
+        for try await row in try await client.execute(statement, logger: logger) { cost = row }
         return Usage(inputTokens: record.inputTokens, outputTokens: record.outputTokens, estimated: record.estimated, costMicros: cost)
     }
 }
