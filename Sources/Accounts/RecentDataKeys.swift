@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO
 
@@ -23,23 +22,18 @@ public final class RecentDataKeys: Sendable {
     let keys: UserDataKeys
     let client: PostgresClient
     let ttl: Duration
-    let logger: Logger
     private let entries = NIOLockedValueBox<[UUID: Entry]>([:])
 
-    public init(keys: UserDataKeys, client: PostgresClient, ttl: Duration = .seconds(300), logger: Logger) {
-        (self.keys, self.client, self.ttl, self.logger) = (keys, client, ttl, logger)
+    public init(keys: UserDataKeys, client: PostgresClient, ttl: Duration = .seconds(300)) {
+        (self.keys, self.client, self.ttl) = (keys, client, ttl)
     }
 
-    /// The user's key; on a miss one statement reads it (`hearth_user_key`, migration 0030). `nil`: the user no
-    /// longer exists.
+    /// The user's key; on a miss one statement reads it (``UserDataKeys/key(for:tenantID:client:)``). `nil`: the
+    /// user no longer exists.
     public func key(tenantID: UUID, userID: UUID) async throws -> SymmetricKey? {
         let now = ContinuousClock.now
         if let entry = entries.withLockedValue({ $0[userID] }), entry.expires > now { return entry.key }
-        let rows = try await client.query("SELECT master_version, wrapped_key FROM hearth_user_key(\(tenantID), \(userID))", logger: logger)
-        var key: SymmetricKey?
-        for try await (version, sealed) in rows.decode((Int, Data).self) {
-            key = try keys.unwrap(masterVersion: version, wrapped: Array(sealed), of: userID)
-        }
+        let key = try await keys.key(for: userID, tenantID: tenantID, client: client)
         if let key {
             entries.withLockedValue { entries in
                 if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }

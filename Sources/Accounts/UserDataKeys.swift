@@ -18,6 +18,11 @@ public struct UserDataKeys: Sendable {
         try await users.dataKey(of: userID, on: connection)
     }
 
+    /// The key read in one statement of its own, for a caller without a transaction (``RecentDataKeys``).
+    public func key(for userID: UUID, tenantID: UUID, client: PostgresClient) async throws -> SymmetricKey? {
+        try await users.dataKey(of: userID, tenantID: tenantID, client: client)
+    }
+
     /// Unwraps a key that a feature read in its own statement: the chat turn reads `user_keys` inside its one
     /// round trip (migrations/0006_chat_turn.sql) rather than spending another on ``key(for:on:)``.
     public func unwrap(masterVersion: Int, wrapped: [UInt8], of userID: UUID) throws -> SymmetricKey {

@@ -8,7 +8,7 @@ import Memory
 import Personas
 
 /// The tagged rows of a turn's context, as `hearth_turn_context` and a send's `hearth_turn_begin` return them
-/// (kind, id, number, name, model, url, reference, sealed; migrations 0025 and 0030), gathered into a
+/// (kind, id, number, name, model, url, reference, sealed; migration 0030), gathered into a
 /// ``TurnStore/Context``. Rows of other kinds are the caller's.
 struct ContextRows {
     typealias Columns = (String, UUID?, Int?, String?, String?, String?, String?, Data?)
@@ -80,6 +80,6 @@ struct ContextRows {
         let memory = try TurnMemory.open(threadID: threadID, rows: memoryRows, key: key)
         return TurnStore.Context(sessionType: sessionType, domain: domain, domainPinned: domainPinned, crisisAt: crisisAt,
                                  domainStamp: domainStamp, persona: persona, key: key, profile: profile, memory: memory,
-                                 providers: providers, history: history, admission: admission, requestLimit: requestLimit)
+                                 providers: providers, history: history, admission: admission)
     }
 }

@@ -40,8 +40,6 @@ struct TurnStore: Sendable {
         let history: [(id: UUID, role: ChatMessage.Role, sealed: Data)]
         /// What the admission decided (admitted: a read with a lease only).
         let admission: Admission?
-        /// The request's rate limit, when the read checked the session (a send; decision 0015).
-        let requestLimit: RateLimit?
 
         /// The history opened with the user's key; an answer stored empty (a failed start) is left out.
         func conversation() throws -> [ChatMessage] {

@@ -50,7 +50,7 @@ public struct ChatTurn: Sendable {
         self.database = database
         let keys = UserDataKeys(keyRing: keyRing, logger: database.logger)
         self.store = TurnStore(client: database.client, keys: keys, logger: database.logger)
-        self.dataKeys = RecentDataKeys(keys: keys, client: database.client, logger: database.logger)
+        self.dataKeys = RecentDataKeys(keys: keys, client: database.client)
         self.messages = MessageStore(logger: database.logger)
         self.factory = factory
         self.insights = InsightRecorder(database: database)
