@@ -15,13 +15,25 @@ public struct AnthropicProvider: LLMProvider {
         self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, client: client, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
     }
 
-    struct Body: Encodable {
-        struct Message: Encodable { let role: String; let content: String }
-        let model: String
-        let system: String
-        let messages: [Message]
-        let max_tokens: Int
-        let stream = true
+    /// `{"model":…,"system":…,"messages":[{"role":…,"content":…},…],"max_tokens":…,"stream":true}`
+    static func body(model: String, _ request: CompletionRequest) -> Data {
+        var json = JSONWriter(capacity: 128 + request.textBytes + 32 * request.messages.count)
+        json.raw(#"{"model":"#)
+        json.string(model)
+        json.raw(#","system":"#)
+        json.string(request.system)
+        json.raw(#","messages":["#)
+        for (index, message) in request.messages.enumerated() {
+            json.raw(index == 0 ? #"{"role":"# : #",{"role":"#)
+            json.string(message.role.rawValue)
+            json.raw(#","content":"#)
+            json.string(message.content)
+            json.raw("}")
+        }
+        json.raw(#"],"max_tokens":"#)
+        json.int(request.maxOutputTokens)
+        json.raw(#","stream":true}"#)
+        return json.data
     }
 
     /// What a stream event is read for (its `type` says which of the others it carries).
@@ -35,11 +47,7 @@ public struct AnthropicProvider: LLMProvider {
     ]
 
     public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error> {
-        let body = (try? JSONEncoder().encode(Body(
-            model: model, system: request.system,
-            messages: request.messages.map { .init(role: $0.role.rawValue, content: $0.content) },
-            max_tokens: request.maxOutputTokens
-        ))) ?? Data()
+        let body = Self.body(model: model, request)
         var headers = [("anthropic-version", Self.apiVersion)]
         if let apiKey = endpoint.apiKey { headers.append(("x-api-key", apiKey)) }
         // Input tokens arrive in message_start, output tokens in message_delta: report them together.

@@ -24,6 +24,11 @@ public struct CompletionRequest: Sendable, Equatable {
         self.messages = messages
         self.maxOutputTokens = maxOutputTokens
     }
+
+    /// The bytes of its texts: what a request body needs room for, beside its punctuation.
+    var textBytes: Int {
+        messages.reduce(system.utf8.count) { $0 + $1.content.utf8.count }
+    }
 }
 
 /// What a provider streams back.

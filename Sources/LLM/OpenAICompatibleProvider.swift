@@ -13,14 +13,23 @@ public struct OpenAICompatibleProvider: LLMProvider {
         self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, client: client, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
     }
 
-    struct Body: Encodable {
-        struct Message: Encodable { let role: String; let content: String }
-        struct StreamOptions: Encodable { let include_usage = true }
-        let model: String
-        let messages: [Message]
-        let max_tokens: Int
-        let stream = true
-        let stream_options = StreamOptions()
+    /// `{"model":…,"messages":[{"role":"system","content":…},…],"max_tokens":…,"stream":true,"stream_options":{"include_usage":true}}`
+    static func body(model: String, _ request: CompletionRequest) -> Data {
+        var json = JSONWriter(capacity: 128 + request.textBytes + 32 * request.messages.count)
+        json.raw(#"{"model":"#)
+        json.string(model)
+        json.raw(#","messages":[{"role":"system","content":"#)
+        json.string(request.system)
+        for message in request.messages {
+            json.raw(#"},{"role":"#)
+            json.string(message.role.rawValue)
+            json.raw(#","content":"#)
+            json.string(message.content)
+        }
+        json.raw(#"}],"max_tokens":"#)
+        json.int(request.maxOutputTokens)
+        json.raw(#","stream":true,"stream_options":{"include_usage":true}}"#)
+        return json.data
     }
 
     /// What a streamed chunk is read for: `{"choices":[{"delta":{"content":…}}]}`, the final
@@ -43,9 +52,7 @@ public struct OpenAICompatibleProvider: LLMProvider {
     }
 
     public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error> {
-        let messages = [Body.Message(role: "system", content: request.system)]
-            + request.messages.map { Body.Message(role: $0.role.rawValue, content: $0.content) }
-        let body = (try? JSONEncoder().encode(Body(model: model, messages: messages, max_tokens: request.maxOutputTokens))) ?? Data()
+        let body = Self.body(model: model, request)
         let headers = endpoint.apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
         return endpoint.http.stream(url: endpoint.baseURL + "/chat/completions", headers: headers, body: body) { event in
             event.data == "[DONE]" ? nil : try Self.events(ofChunk: event.data)

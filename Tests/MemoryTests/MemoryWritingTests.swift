@@ -88,6 +88,24 @@ import Testing
         #expect(ThemeLexicon.themes(in: text).map(\.id) == expected)
     }
 
+    /// The lexicon reads a text by looking each word up among the phrases it starts; that finds what trying every
+    /// phrase at every word finds, in lexicon order, for texts that say every phrase of every theme (two or three
+    /// at a time, some more than once, wildcards filled) and for texts that say none.
+    @Test func themesFoundByFirstWordAreThoseOfEveryPhraseTriedEverywhere() {
+        let phrases = ThemeLexicon.all.flatMap(\.phrases).map { $0.map { $0 == "*" ? "whole" : $0 }.joined(separator: " ") }
+        var texts = ["", "nothing to see here", "let my down", "my team"]
+        for (index, phrase) in phrases.enumerated() {
+            texts.append("So " + phrase + ", and then " + phrases[(index * 7 + 3) % phrases.count] + " again, " + phrase + ".")
+            texts.append(phrases[(index * 13 + 5) % phrases.count] + " " + phrase)
+        }
+        for text in texts {
+            let words = Text.words(text)
+            let everywhere = ThemeLexicon.all.filter { theme in theme.phrases.contains { ThemeLexicon.contains(words, $0) } }
+            #expect(ThemeLexicon.themes(in: text).map(\.id) == everywhere.map(\.id), "\(text)")
+        }
+        #expect(texts.filter { !ThemeLexicon.themes(in: $0).isEmpty }.count == phrases.count * 2)
+    }
+
     @Test func aModelsSummaryIsValidatedAndItsProseAroundTheJSONIgnored() async throws {
         let answer = #"Sure! ```json {"topics": ["manager feedback", " strategy\n"], "emotionalArc": "stung -> steadier", "keyInsight": null, "followUps": ["ask for an example"], "userQuote": "I don't even know what that means"} ```"#
         let summary = try await ModelSummarizer { _ in answer }.summarize(Self.priya)

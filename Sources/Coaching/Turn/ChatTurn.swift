@@ -282,7 +282,7 @@ public struct ChatTurn: Sendable {
                     firstToken = ContinuousClock.now - started
                 case .delta(let delta):
                     text += delta
-                    await generation.emit("delta", DeltaEvent(text: delta))
+                    await generation.emitDelta(delta)
                     // Leaving the loop ends the provider's stream: nothing more of a redirected answer is wanted.
                     if review.check(&text, final: false) { break streaming }
                 case .usage(let input, let output):
@@ -311,7 +311,7 @@ public struct ChatTurn: Sendable {
         case .unavailable?:
             (status, outcome) = (.failed, .unavailable)
             text = Self.unavailableAnswer
-            await generation.emit("delta", DeltaEvent(text: text))
+            await generation.emitDelta(text)
         }
         let tokens = reported ?? (outcome == .unavailable ? (0, 0) : (TokenEstimate.count(request), TokenEstimate.count(text)))
         let record = UsageStore.Record(
@@ -370,10 +370,6 @@ struct InsightEvent: Encodable {
     let factId: UUID
     let occurrences: Int
     let domains: [String]
-}
-
-struct DeltaEvent: Encodable {
-    let text: String
 }
 
 struct DoneEvent: Encodable {

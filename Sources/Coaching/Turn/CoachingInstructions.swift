@@ -69,7 +69,11 @@ enum CoachingInstructions {
     /// Operator- or creator-written text for one item of a section: neutralised like any other, on one line so it
     /// cannot start items or headings of its own.
     static func clean(_ text: String) -> String {
-        PromptHardening.neutralise(text).split(whereSeparator: \.isNewline).joined(separator: " ")
+        let neutral = PromptHardening.neutralise(text)
+        // Built on every turn from the same few texts, which rarely have a line break: splitting them by
+        // `Character` was most of the domain section's time (docs/performance-notes.md).
+        guard neutral.contains(where: \.isNewline) else { return neutral }
+        return neutral.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// A section: its heading, then one `- ` item a line.

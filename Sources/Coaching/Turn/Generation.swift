@@ -1,5 +1,6 @@
 import Foundation
 import HearthPlatform
+import LLM
 import NIOConcurrencyHelpers
 
 /// One answer being generated. It belongs to the server, not to a connection: clients subscribe to it,
@@ -32,7 +33,19 @@ actor Generation {
     }
 
     func emit(_ event: String, _ data: some Encodable) {
-        let json = (try? Generation.encoder.encode(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        emit(event, json: (try? Generation.encoder.encode(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
+    }
+
+    /// A `delta` event, `{"text":…}`: the one a stream sends most, so written without `JSONEncoder`.
+    func emitDelta(_ text: String) {
+        var json = JSONWriter(capacity: text.utf8.count + 16)
+        json.raw(#"{"text":"#)
+        json.string(text)
+        json.raw("}")
+        emit("delta", json: json.text)
+    }
+
+    private func emit(_ event: String, json: String) {
         let frame = ServerSentEvent(id: events.count + 1, event: event, data: json)
         events.append(frame)
         for continuation in subscribers.values { continuation.yield(frame) }

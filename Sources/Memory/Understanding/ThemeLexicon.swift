@@ -27,8 +27,27 @@ public enum ThemeLexicon {
     /// The themes `text` expresses, in lexicon order.
     public static func themes(in text: String) -> [Theme] {
         let words = Text.words(text)
-        return all.filter { theme in theme.phrases.contains { contains(words, $0) } }
+        // Every message of every turn is read for themes: each word is looked up once among the phrases it can
+        // start, instead of every phrase being tried at every word (docs/performance-notes.md).
+        var found = Set<Int>()
+        for start in words.indices {
+            for (theme, phrase) in phrasesByFirstWord[words[start], default: []] where !found.contains(theme) {
+                if matches(words, phrase, at: start) { found.insert(theme) }
+            }
+        }
+        for (theme, phrase) in phrasesStartingAnyWord where !found.contains(theme) && contains(words, phrase) { found.insert(theme) }
+        return all.indices.filter(found.contains).map { all[$0] }
     }
+
+    /// Each phrase (with its theme's index in ``all``) under the word it starts with.
+    private static let phrasesByFirstWord: [String: [(theme: Int, phrase: [String])]] = Dictionary(
+        grouping: all.indices.flatMap { theme in all[theme].phrases.filter { $0.first.map { $0 != "*" } ?? false }.map { (theme, $0) } },
+        by: { $0.1[0] }
+    )
+
+    /// The phrases that start with `*`, tried at every word.
+    private static let phrasesStartingAnyWord: [(theme: Int, phrase: [String])] =
+        all.indices.flatMap { theme in all[theme].phrases.filter { $0.first == "*" }.map { (theme, $0) } }
 
     public static func theme(id: String) -> Theme? {
         all.first { $0.id == id }
@@ -36,15 +55,14 @@ public enum ThemeLexicon {
 
     static func contains(_ words: [String], _ phrase: [String]) -> Bool {
         guard !phrase.isEmpty, words.count >= phrase.count else { return false }
-        for start in 0...(words.count - phrase.count) {
-            var matched = true
-            for (offset, part) in phrase.enumerated() where part != "*" && words[start + offset] != part {
-                matched = false
-                break
-            }
-            if matched { return true }
-        }
-        return false
+        return (0...(words.count - phrase.count)).contains { matches(words, phrase, at: $0) }
+    }
+
+    /// Whether `phrase` is the words from `start` on.
+    private static func matches(_ words: [String], _ phrase: [String], at start: Int) -> Bool {
+        guard start + phrase.count <= words.count else { return false }
+        for (offset, part) in phrase.enumerated() where part != "*" && words[start + offset] != part { return false }
+        return true
     }
 
     public static let all: [Theme] = [

@@ -1,0 +1,45 @@
+import Foundation
+
+/// JSON text written directly, for the payloads every chat turn makes: the provider's request body and the
+/// stream's `delta` events. `JSONEncoder` took about 5% of the server's CPU on those alone (docs/performance-notes.md);
+/// anything less frequent keeps using it. (``JSONFields`` is the matching reader, for the provider's chunks.)
+///
+/// Strings are escaped as RFC 8259 requires: `"`, `\` and the control characters below U+0020; every other
+/// scalar is written as its UTF-8, which a Swift `String` always is.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init(capacity: Int = 64) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// JSON punctuation and keys, written as they are: `{"model":`.
+    public mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    public mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: bytes += Array("\\u00".utf8) + [Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]]
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    public mutating func int(_ value: Int) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public var data: Data { Data(bytes) }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+}
