@@ -51,6 +51,7 @@ let package = Package(
                 "HearthPlatform", "Accounts", "Billing", "Console", "Coaching", "CoachingDomains", "LLM", "Memory", "Personas", "Safety",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -307,6 +308,7 @@ let package = Package(
             dependencies: [
                 "HearthApp", "Billing", "Console", "HearthTestSupport", "Personas",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -15,6 +15,7 @@ public enum DevEnvironment {
 
     public static func run(_ baseConfig: Config, logger: Logger, postgresPort: Int, dataDirectory: URL? = nil) async throws {
         var config = baseConfig
+        try await ListenAddress.ensureFree(host: config.host, port: config.port)
         let dataDirectory = dataDirectory ?? config.resourcesDirectory.appendingPathComponent(".data")
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         if config.masterKeys == nil {

@@ -16,7 +16,7 @@ struct DomainFileWatcher: Service {
     let logger: Logger
 
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             var seen: String?
             while !Task.isCancelled {
                 let fingerprint = DomainFiles.fingerprint(directory.path)

@@ -9,6 +9,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let config = try Config.loadForCommand()
+        try await ListenAddress.ensureFree(host: config.host, port: config.port)
         let app = try await buildApplication(config, logger: Logger(label: "hearth"))
         try await app.runService()
     }

@@ -16,6 +16,12 @@ struct TrainCommand: ParsableCommand {
         @Option(help: "Drop features seen in fewer training examples than this (default: the model's own).") var minimumCount: Int?
         @Option(help: "Full-batch optimisation steps (default: the model's own).") var iterations: Int?
 
+        func validate() throws {
+            if let c, !(c > 0 && c.isFinite) { throw ValidationError("--c must be a positive number, got \(c)") }
+            if let minimumCount, minimumCount < 1 { throw ValidationError("--minimum-count must be at least 1, got \(minimumCount)") }
+            if let iterations, iterations < 1 { throw ValidationError("--iterations must be at least 1, got \(iterations)") }
+        }
+
         func applied(to defaults: LinearFit) -> LinearFit {
             var fit = defaults
             if let c { fit.inverseRegularisation = c }
@@ -33,6 +39,11 @@ struct TrainCommand: ParsableCommand {
         private static let defaults = CrisisModelTrainer.Options()
         @Option(help: "The crisis probability from which a message is a crisis.") var threshold = defaults.threshold
         @Option(help: "The same when the rules found no cue or role.") var wordsOnlyThreshold = defaults.wordsOnlyThreshold
+
+        func validate() throws {
+            try TrainCommand.checkProbability(threshold, "--threshold")
+            try TrainCommand.checkProbability(wordsOnlyThreshold, "--words-only-threshold")
+        }
 
         func run() throws {
             var options = CrisisModelTrainer.Options()
@@ -53,11 +64,20 @@ struct TrainCommand: ParsableCommand {
         private static let defaults = ModerationModelTrainer.Options()
         @Option(help: "The probability of \"not approve\" from which a persona is flagged.") var threshold = defaults.threshold
 
+        func validate() throws {
+            try TrainCommand.checkProbability(threshold, "--threshold")
+        }
+
         func run() throws {
             var options = ModerationModelTrainer.Options()
             options.fit = fitting.applied(to: options.fit)
             options.threshold = threshold
             for line in try ModerationTraining().run(files: files, output: output, options: options) { print(line) }
         }
+    }
+
+    /// A threshold is a probability: a model file keeps only those, so a value outside 0...1 is refused before training.
+    static func checkProbability(_ value: Double, _ option: String) throws {
+        guard (0...1).contains(value) else { throw ValidationError("\(option) must be a probability from 0 to 1, got \(value)") }
     }
 }

@@ -3,6 +3,8 @@ import Foundation
 import HearthApp
 import HearthPlatform
 import HearthTestSupport
+import NIOCore
+import NIOPosix
 import PostgresNIO
 import Testing
 
@@ -143,4 +145,37 @@ import Testing
         let ring = try KeyRing(parsing: output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(ring.current.version == 3)
     }
+
+    /// A taken port is one clear error at once, before the private database starts (it used to hang `hearth dev`).
+    @Test func serveAndDevRefuseATakenPortAtOnce() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary))
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(listener.localAddress?.port)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-dev-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ["HEARTH_PORT": String(port), "HEARTH_MASTER_KEY": KeyRing.generateSpecification(version: 1)]
+        let serve = try await hearth(["serve"], environment.merging(["HEARTH_DATABASE_URL": "postgres://hearth_app:pw@127.0.0.1:1/hearth"]) { $1 })
+        let dev = try await hearth(["dev", "--data-directory", folder.path], environment)
+        for (code, output) in [serve, dev] {
+            #expect(code == 1 && output.contains("cannot listen on 127.0.0.1:\(port)"), "\(output)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("postgres").path))
+        try await listener.close()
+    }
+
+    /// Training options out of range are refused before any file is read or model written.
+    @Test func trainRefusesThresholdsAndFittingOptionsOutOfRange() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary))
+        for (arguments, message) in [
+            (["crisis", "--threshold", "1.5"], "--threshold must be a probability from 0 to 1, got 1.5"),
+            (["crisis", "--words-only-threshold=-0.2"], "--words-only-threshold must be a probability from 0 to 1, got -0.2"),
+            (["moderation", "--threshold", "2"], "--threshold must be a probability from 0 to 1, got 2.0"),
+            (["moderation", "--iterations", "0"], "--iterations must be at least 1, got 0"),
+            (["crisis", "--c", "0"], "--c must be a positive number, got 0.0"),
+        ] {
+            let (code, output) = try await hearth(["train"] + arguments + ["--output", "/nonexistent/weights.swift", "missing.jsonl"], [:])
+            #expect(code == 64 && output.contains(message), "\(arguments): \(output)")
+        }
+    }
 }
+
