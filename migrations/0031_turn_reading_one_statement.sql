@@ -1,4 +1,4 @@
--- A turn's reading in one statement with one cached plan (issue 3).
+-- A turn's reading in one statement with one cached plan (issue 3, decision 0019).
 --
 -- hearth_turn_reading (migration 0030) ran six statements of its own and called hearth_memory_context, a PL/pgSQL
 -- function of four more: eleven executor start-ups, a nested function's result copied through a tuplestore, and
