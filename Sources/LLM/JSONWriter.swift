@@ -15,7 +15,8 @@ public struct JSONWriter: Sendable {
 
     /// JSON punctuation and keys, written as they are: `{"model":`.
     public mutating func raw(_ text: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        // Either representation: a one-scalar literal such as "}" may be stored as its scalar, not as bytes.
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     public mutating func string(_ value: String) {
