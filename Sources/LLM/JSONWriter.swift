@@ -1,8 +1,8 @@
 import Foundation
 
 /// JSON text written directly, for the payloads every chat turn makes: the provider's request body and the
-/// stream's `delta` events. `JSONEncoder` took about 5% of the server's CPU on those alone (docs/performance-notes.md);
-/// anything less frequent keeps using it. (``JSONFields`` is the matching reader, for the provider's chunks.)
+/// stream's `delta` events. `JSONEncoder` was about 5% of the server's CPU, the request body alone 2.2%
+/// (docs/performance-notes.md); the other events keep using it. (``JSONFields`` is the matching reader.)
 ///
 /// Strings are escaped as RFC 8259 requires: `"`, `\` and the control characters below U+0020; every other
 /// scalar is written as its UTF-8, which a Swift `String` always is.

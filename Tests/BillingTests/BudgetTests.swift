@@ -51,6 +51,7 @@ import Testing
     }
 
     @Test func costsPerDayModelAndPersonAreReadFromTheUsageRecordsWithoutAnyContent() async throws {
+        try await UTCDay.awayFromMidnight()
         let hearth = try await TestHearth.make()
         try await withMockLLM(.init(responseTokens: 12)) { _, port in
             let (tenant, key) = try await hearth.createTenant()

@@ -124,6 +124,7 @@ import Testing
     }
 
     @Test func tokensPerDayAndConcurrentAnswersAreCheckedBeforeTheMessageIsStored() async throws {
+        try await UTCDay.awayFromMidnight()
         let hearth = try await TestHearth.make()
         try await withMockLLM(.init(tokensPerSecond: 20, responseTokens: 40)) { _, port in
             let (tenant, key) = try await hearth.createTenant()

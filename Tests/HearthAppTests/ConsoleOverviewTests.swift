@@ -35,6 +35,7 @@ import Testing
     }
 
     @Test func theOverviewShowsATenantsKPIsFromItsRecordsAgainstThePRD() async throws {
+        try await UTCDay.awayFromMidnight()
         let hearth = try await TestHearth.make()
         let (tenant, key) = try await hearth.createTenant()
         let (other, otherKey) = try await hearth.createTenant()

@@ -9,6 +9,7 @@ import Testing
 /// conversations.
 @Suite struct ConsoleSupportTests {
     @Test func costsShowPerDayModelAndPersonAgainstTheTargetAndDownloadAsCSV() async throws {
+        try await UTCDay.awayFromMidnight()
         let hearth = try await TestHearth.make()
         try await withMockLLM(.init(responseTokens: 12)) { _, port in
             let (tenant, key) = try await hearth.createTenant()

@@ -13,6 +13,7 @@ import Testing
 /// everyone else coaches on; raising the cap lets the power user straight back in.
 @Suite struct OperatorJourneyTests {
     @Test func sumanthFindsThePowerUserInTheCostsAndLimitsTheirSessions() async throws {
+        try await UTCDay.awayFromMidnight()
         let hearth = try await TestHearth.make()
         try await withMockLLM(.init(responseTokens: 30)) { _, port in
             let (tenant, key) = try await hearth.createTenant("coach-app")
