@@ -17,18 +17,15 @@ public struct AnthropicProvider: LLMProvider {
 
     /// `{"model":…,"system":…,"messages":[{"role":…,"content":…},…],"max_tokens":…,"stream":true}`
     static func body(model: String, _ request: CompletionRequest) -> Data {
-        var json = JSONWriter(capacity: 128 + request.textBytes + 32 * request.messages.count)
+        var json = JSONWriter(roomFor: request)
         json.raw(#"{"model":"#)
         json.string(model)
         json.raw(#","system":"#)
         json.string(request.system)
         json.raw(#","messages":["#)
         for (index, message) in request.messages.enumerated() {
-            json.raw(index == 0 ? #"{"role":"# : #",{"role":"#)
-            json.string(message.role.rawValue)
-            json.raw(#","content":"#)
-            json.string(message.content)
-            json.raw("}")
+            if index > 0 { json.raw(",") }
+            json.message(role: message.role.rawValue, content: message.content)
         }
         json.raw(#"],"max_tokens":"#)
         json.int(request.maxOutputTokens)

@@ -24,10 +24,22 @@ public struct CompletionRequest: Sendable, Equatable {
         self.messages = messages
         self.maxOutputTokens = maxOutputTokens
     }
+}
 
-    /// The bytes of its texts: what a request body needs room for, beside its punctuation.
-    var textBytes: Int {
-        messages.reduce(system.utf8.count) { $0 + $1.content.utf8.count }
+/// What both HTTP providers' request bodies are written with.
+extension JSONWriter {
+    /// A writer with room for a body carrying `request`'s texts and their punctuation.
+    init(roomFor request: CompletionRequest) {
+        self.init(capacity: 128 + 32 * request.messages.count + request.messages.reduce(request.system.utf8.count) { $0 + $1.content.utf8.count })
+    }
+
+    /// `{"role":…,"content":…}`: a chat message as both APIs take it.
+    mutating func message(role: String, content: String) {
+        raw(#"{"role":"#)
+        string(role)
+        raw(#","content":"#)
+        string(content)
+        raw("}")
     }
 }
 

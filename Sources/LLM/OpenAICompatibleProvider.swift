@@ -15,18 +15,16 @@ public struct OpenAICompatibleProvider: LLMProvider {
 
     /// `{"model":…,"messages":[{"role":"system","content":…},…],"max_tokens":…,"stream":true,"stream_options":{"include_usage":true}}`
     static func body(model: String, _ request: CompletionRequest) -> Data {
-        var json = JSONWriter(capacity: 128 + request.textBytes + 32 * request.messages.count)
+        var json = JSONWriter(roomFor: request)
         json.raw(#"{"model":"#)
         json.string(model)
-        json.raw(#","messages":[{"role":"system","content":"#)
-        json.string(request.system)
+        json.raw(#","messages":["#)
+        json.message(role: "system", content: request.system)
         for message in request.messages {
-            json.raw(#"},{"role":"#)
-            json.string(message.role.rawValue)
-            json.raw(#","content":"#)
-            json.string(message.content)
+            json.raw(",")
+            json.message(role: message.role.rawValue, content: message.content)
         }
-        json.raw(#"}],"max_tokens":"#)
+        json.raw(#"],"max_tokens":"#)
         json.int(request.maxOutputTokens)
         json.raw(#","stream":true,"stream_options":{"include_usage":true}}"#)
         return json.data

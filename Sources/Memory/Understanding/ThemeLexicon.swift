@@ -31,31 +31,23 @@ public enum ThemeLexicon {
         // start, instead of every phrase being tried at every word (docs/performance-notes.md).
         var found = Set<Int>()
         for start in words.indices {
-            for (theme, phrase) in phrasesByFirstWord[words[start], default: []] where !found.contains(theme) {
-                if matches(words, phrase, at: start) { found.insert(theme) }
+            for first in [words[start], "*"] {
+                for (theme, phrase) in phrasesByFirstWord[first, default: []] where !found.contains(theme) && matches(words, phrase, at: start) {
+                    found.insert(theme)
+                }
             }
         }
-        for (theme, phrase) in phrasesStartingAnyWord where !found.contains(theme) && contains(words, phrase) { found.insert(theme) }
         return all.indices.filter(found.contains).map { all[$0] }
     }
 
-    /// Each phrase (with its theme's index in ``all``) under the word it starts with.
+    /// Each phrase (with its theme's index in ``all``) under the word it starts with (`*`: any word).
     private static let phrasesByFirstWord: [String: [(theme: Int, phrase: [String])]] = Dictionary(
-        grouping: all.indices.flatMap { theme in all[theme].phrases.filter { $0.first.map { $0 != "*" } ?? false }.map { (theme, $0) } },
+        grouping: all.indices.flatMap { theme in all[theme].phrases.filter { !$0.isEmpty }.map { (theme, $0) } },
         by: { $0.1[0] }
     )
 
-    /// The phrases that start with `*`, tried at every word.
-    private static let phrasesStartingAnyWord: [(theme: Int, phrase: [String])] =
-        all.indices.flatMap { theme in all[theme].phrases.filter { $0.first == "*" }.map { (theme, $0) } }
-
     public static func theme(id: String) -> Theme? {
         all.first { $0.id == id }
-    }
-
-    static func contains(_ words: [String], _ phrase: [String]) -> Bool {
-        guard !phrase.isEmpty, words.count >= phrase.count else { return false }
-        return (0...(words.count - phrase.count)).contains { matches(words, phrase, at: $0) }
     }
 
     /// Whether `phrase` is the words from `start` on.
