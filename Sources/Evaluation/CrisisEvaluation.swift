@@ -55,7 +55,7 @@ public struct CrisisEvaluation {
             lines.append("  \(Format.padded(kind.rawValue, 16)) \(Format.ratio(Format.fraction(counts.found, counts.total)))  \(counts.found)/\(counts.total)")
         }
         if showErrors { lines += errors }
-        lines.append("recall=\(Format.ratio(recall)) precision=\(Format.ratio(precision)) fpr=\(Format.ratio(fpr)) n=\(examples.count) p99_us=\(Int(timings.p99.rounded(.up)))")
+        lines.append("recall=\(Format.ratio(recall)) precision=\(Format.ratio(precision)) fpr=\(Format.ratio(fpr)) n=\(examples.count) \(timings.summary)")
         return lines
     }
 }

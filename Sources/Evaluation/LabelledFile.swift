@@ -38,7 +38,7 @@ enum LabelledFile {
     }
 }
 
-/// How long each classification took, for the p99 the reports end with.
+/// How long each classification took, for the median and p99 the reports end with.
 struct Timings {
     private(set) var microseconds: [Double] = []
 
@@ -50,11 +50,15 @@ struct Timings {
         return result
     }
 
-    /// The 99th percentile, nearest rank.
-    var p99: Double {
+    /// `p50_us=… p99_us=…`, nearest rank, rounded up to whole microseconds.
+    var summary: String {
+        "p50_us=\(percentile(0.50)) p99_us=\(percentile(0.99))"
+    }
+
+    private func percentile(_ fraction: Double) -> Int {
         guard !microseconds.isEmpty else { return 0 }
         let sorted = microseconds.sorted()
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        return Int(sorted[min(sorted.count - 1, max(0, Int((Double(sorted.count) * fraction).rounded(.up)) - 1))].rounded(.up))
     }
 }
 

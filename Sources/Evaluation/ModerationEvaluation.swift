@@ -73,7 +73,7 @@ public struct ModerationEvaluation {
             lines.append("  \(Format.padded(reason, 16)) \(Format.ratio(Format.fraction(counts.found, counts.total)))  \(counts.found)/\(counts.total)")
         }
         if showErrors { lines += errors }
-        lines.append("reject_recall=\(Format.ratio(recall)) false_reject_rate=\(Format.ratio(falseRejectRate)) n=\(examples.count) p99_us=\(Int(timings.p99.rounded(.up)))")
+        lines.append("reject_recall=\(Format.ratio(recall)) false_reject_rate=\(Format.ratio(falseRejectRate)) n=\(examples.count) \(timings.summary)")
         return lines
     }
 }

@@ -51,7 +51,7 @@ public struct RoutingEvaluation {
             lines.append(Format.padded("  " + key, 15) + columns.map { Format.padded(String(confusion[key]?[$0] ?? 0), 7) }.joined())
         }
         if showErrors { lines += errors }
-        lines.append("accuracy=\(Format.ratio(Format.fraction(correct, examples.count))) n=\(examples.count) p99_us=\(Int(timings.p99.rounded(.up)))")
+        lines.append("accuracy=\(Format.ratio(Format.fraction(correct, examples.count))) n=\(examples.count) \(timings.summary)")
         return lines
     }
 }

@@ -87,6 +87,37 @@ import Testing
     }
 }
 
+@Suite struct RandomBytesTests {
+    @Test func uuidsAreVersionFourAndDistinct() {
+        let ids = (0..<10_000).map { _ in RandomBytes.uuid() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids.prefix(500) {
+            #expect(id.uuid.6 >> 4 == 4)
+            #expect(id.uuid.8 >> 6 == 0b10)
+        }
+    }
+
+    /// Requests larger than the pool's block, and ones that straddle a refill, are served whole and never repeat.
+    @Test func bytesAcrossBlocksAreFreshAndCoverEveryValue() {
+        let chunks = (0..<40).map { _ in RandomBytes.bytes(3_001) }
+        #expect(chunks.allSatisfy { $0.count == 3_001 })
+        #expect(Set(chunks).count == chunks.count)
+        #expect(RandomBytes.bytes(10_000).count == 10_000)
+        // 120,040 bytes: each value is expected about 470 times; missing one would mean the bytes are not uniform.
+        #expect(Set(chunks.joined()).count == 256)
+        #expect(RandomBytes.bytes(0).isEmpty)
+    }
+
+    @Test func concurrentCallersNeverShareBytes() async {
+        let ids = await withTaskGroup(of: [UUID].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<2_000).map { _ in RandomBytes.uuid() } } }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(ids.count == 16_000)
+        #expect(Set(ids).count == 16_000)
+    }
+}
+
 @Suite struct PasswordHasherTests {
     @Test func defaultCostIsOWASPsArgon2idMinimum() async throws {
         let encoded = try await PasswordHasher().hash("correct horse battery")

@@ -28,6 +28,7 @@ import Testing
         #expect(pairs["recall"] == "1.00")
         #expect(pairs["fpr"] == "0.00")
         #expect(pairs["n"] == "4")
+        #expect(pairs["p50_us"].flatMap(Int.init) != nil)
         #expect(pairs["p99_us"].flatMap(Int.init) != nil)
         #expect(report.contains { $0.hasPrefix("  abuse") && $0.hasSuffix("1/1") })
     }
@@ -55,7 +56,7 @@ import Testing
         ])
         let report = try ModerationEvaluation().run(file: path, showErrors: true)
         let last = try #require(report.last)
-        #expect(last.hasPrefix("reject_recall=0.67 false_reject_rate=0.00 n=4 p99_us="))
+        #expect(last.hasPrefix("reject_recall=0.67 false_reject_rate=0.00 n=4 p50_us="))
         #expect(report.contains { $0.hasPrefix("  harassment") && $0.hasSuffix("0/1") })
         #expect(report.contains { $0.hasPrefix("missed harassment: Quiet Ben") })
     }
@@ -77,7 +78,7 @@ import Testing
             #"{"text": "my wife and I keep arguing about her parents", "domain": "leadership"}"#,
         ])
         let report = try RoutingEvaluation().run(file: path, domains: Self.domains, showErrors: true)
-        #expect(report.last?.hasPrefix("accuracy=0.75 n=4 p99_us=") == true)
+        #expect(report.last?.hasPrefix("accuracy=0.75 n=4 p50_us=") == true)
         #expect(report.contains { $0.hasPrefix("  career ") && $0.contains("1.00") })
         #expect(report.contains { $0.hasPrefix("  leadership ") && $0.hasSuffix("1") })
         #expect(report.contains("confusion (rows: labelled, columns: routed)"))

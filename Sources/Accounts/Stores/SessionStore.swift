@@ -30,7 +30,7 @@ struct SessionStore: Sendable {
     let logger: Logger
 
     func create(tenantID: UUID, userID: UUID, method: Method, on connection: PostgresConnection) async throws -> (UUID, String) {
-        let sessionID = UUID()
+        let sessionID = RandomBytes.uuid()
         try await connection.query(
             """
             INSERT INTO auth_sessions (id, tenant_id, user_id, method)

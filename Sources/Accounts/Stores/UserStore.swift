@@ -23,7 +23,7 @@ struct UserStore: Sendable {
 
     /// Inserts a user and a fresh data key wrapped by the current master key.
     func create(tenantID: UUID, anonymous: Bool, on connection: PostgresConnection) async throws -> (UUID, SymmetricKey) {
-        let id = UUID()
+        let id = RandomBytes.uuid()
         let dataKey = keyRing.generateDataKey()
         let wrapped = try keyRing.wrap(dataKey, context: Self.keyContext(id))
         try await connection.query(

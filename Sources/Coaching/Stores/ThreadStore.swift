@@ -13,7 +13,7 @@ struct ThreadStore: Sendable {
 
     func create(tenantID: UUID, userID: UUID, sessionType: SessionType, domain: String?, personaID: UUID?, title: String?, key: SymmetricKey,
                 on connection: PostgresConnection) async throws -> ThreadView {
-        let id = UUID()
+        let id = RandomBytes.uuid()
         let sealed = try title.map { Data(try FieldCipher.seal($0, key: key, context: Self.titleContext(id))) }
         let rows = try await connection.query(
             """

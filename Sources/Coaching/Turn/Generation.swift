@@ -22,7 +22,8 @@ actor Generation {
     let userMessageID: UUID
     let assistantMessageID: UUID
     private var events: [ServerSentEvent] = []
-    private var subscribers: [UUID: AsyncStream<ServerSentEvent>.Continuation] = [:]
+    private var subscribers: [Int: AsyncStream<ServerSentEvent>.Continuation] = [:]
+    private var subscriptions = 0
     private(set) var outcome: Outcome?
     private var waiters: [CheckedContinuation<Outcome, Never>] = []
 
@@ -66,7 +67,8 @@ actor Generation {
         if outcome != nil {
             continuation.finish()
         } else {
-            let id = UUID()
+            subscriptions += 1
+            let id = subscriptions
             subscribers[id] = continuation
             continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         }
@@ -78,7 +80,7 @@ actor Generation {
         return await withCheckedContinuation { waiters.append($0) }
     }
 
-    private func unsubscribe(_ id: UUID) {
+    private func unsubscribe(_ id: Int) {
         subscribers[id] = nil
     }
 

@@ -50,7 +50,7 @@ public struct OperatorSessions: Sendable {
         guard try await hasher.verify(password, against: passwordHash) else { throw Self.invalidCredentials }
 
         let token = "hos_" + Secrets.randomToken(byteCount: 32)
-        let sessionID = UUID()
+        let sessionID = RandomBytes.uuid()
         let lifetime = Int(policy.lifetime.components.seconds)
         let expiresAt = try await database.withPlatformTransaction { connection in
             try await operators.clearFailures(account.id, on: connection)

@@ -25,7 +25,7 @@ public struct OperatorStore: Sendable {
             throw ConfigError(role == .platformAdmin ? "a platform admin spans all tenants: give no tenant" : "role \(role.rawValue) needs a tenant")
         }
         let hash = try await hasher.hash(password)
-        let id = UUID()
+        let id = RandomBytes.uuid()
         do {
             try await database.client.query(
                 """

@@ -9,7 +9,9 @@ public enum FieldCipher {
     static let format: UInt8 = 0x01
 
     public static func seal(_ plaintext: String, key: SymmetricKey, context: String) throws -> [UInt8] {
-        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, authenticating: Data(context.utf8))
+        // A nonce from ``RandomBytes``: `AES.GCM.Nonce()` makes two system calls for its twelve bytes.
+        let nonce = try AES.GCM.Nonce(data: RandomBytes.bytes(12))
+        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, nonce: nonce, authenticating: Data(context.utf8))
         return [format] + Array(box.combined!)
     }
 

@@ -4,8 +4,7 @@ import Foundation
 /// Random tokens, digests and comparisons that do not leak timing.
 public enum Secrets {
     public static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        RandomBytes.bytes(count)
     }
 
     public static func randomHex(byteCount: Int) -> String {

@@ -25,7 +25,7 @@ public enum ChildProcess {
         _ arguments: [String], in directory: String, environment: [String: String]? = nil, input: String? = nil
     ) async throws -> (code: Int32, output: String) {
         try await NIOThreadPool.singleton.runIfActive {
-            let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-child-\(UUID().uuidString)").path
+            let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-child-\(RandomBytes.uuid().uuidString)").path
             let outputFD = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
             guard outputFD >= 0 else { throw Failure(description: "cannot create \(outputPath)") }
             defer { unlink(outputPath) }

@@ -51,7 +51,7 @@ public struct TenantStore: Sendable {
         }
         let minLength = settings.passwordMinLength ?? 8
         try Self.validate(passwordMinLength: minLength)
-        let id = UUID()
+        let id = RandomBytes.uuid()
         let indexKey = try keyRing.wrap(keyRing.generateDataKey(), context: "tenant-index:\(id.uuidString.lowercased())")
         let clientKey = Self.newClientKey()
         return try await database.withPlatformTransaction { connection in

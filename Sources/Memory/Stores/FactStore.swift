@@ -55,7 +55,7 @@ struct FactStore: Sendable {
     @discardableResult
     func add(_ category: FactCategory, _ content: FactContent, origin: StoredFact.Origin, mention: Mention?, tenantID: UUID, userID: UUID,
              key: SymmetricKey, on connection: PostgresConnection) async throws -> UUID {
-        let id = UUID()
+        let id = RandomBytes.uuid()
         let sealed = try Sealing.seal(content, key: key, column: Sealing.fact, id: id)
         let confidence = origin == .user ? 1.0 : Self.initialConfidence
         let threads = mention.map { [$0.threadID] } ?? []

@@ -25,7 +25,7 @@ struct InsightStore: Sendable {
     /// (another turn got there first), in which case it is not shown again.
     func record(_ insight: Insight, tenantID: UUID, userID: UUID, threadID: UUID, messageID: UUID, key: SymmetricKey,
                 on connection: PostgresConnection) async throws -> Bool {
-        let id = UUID()
+        let id = RandomBytes.uuid()
         let sealed = try Sealing.seal(insight.text, key: key, column: Sealing.insight, id: id)
         let rows = try await connection.query(
             """

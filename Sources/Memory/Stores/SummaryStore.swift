@@ -24,7 +24,7 @@ struct SummaryStore: Sendable {
 
     /// Stores a summary; returns its id.
     func insert(_ summary: SessionSummary, _ new: New, key: SymmetricKey, on connection: PostgresConnection) async throws -> UUID {
-        let id = UUID()
+        let id = RandomBytes.uuid()
         let sealed = try Sealing.seal(summary, key: key, column: Sealing.summary, id: id)
         let tokens = TokenEstimate.count(summary.text)
         try await connection.query(

@@ -39,7 +39,7 @@ struct LinkStore: Sendable {
         try await links(connection.query(
             """
             INSERT INTO persona_links (id, tenant_id, persona_id, user_id, kind, slug)
-            VALUES (\(UUID()), \(tenantID), \(personaID), \(userID), \(kind.rawValue), \(Self.newSlug()))
+            VALUES (\(RandomBytes.uuid()), \(tenantID), \(personaID), \(userID), \(kind.rawValue), \(Self.newSlug()))
             RETURNING \(unescaped: Self.columns)
             """,
             logger: logger

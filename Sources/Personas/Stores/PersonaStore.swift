@@ -19,7 +19,7 @@ struct PersonaStore: Sendable {
         let rows = try await connection.query(
             """
             INSERT INTO personas (id, tenant_id, creator_id, status, draft)
-            VALUES (\(UUID()), \(tenantID), \(creatorID), 'draft', \(try Self.json(content))::jsonb)
+            VALUES (\(RandomBytes.uuid()), \(tenantID), \(creatorID), 'draft', \(try Self.json(content))::jsonb)
             RETURNING \(unescaped: Self.columns)
             """,
             logger: logger
@@ -179,7 +179,7 @@ struct PersonaStore: Sendable {
     // MARK: Avatars
 
     func addAvatar(_ image: AvatarImage, tenantID: UUID, personaID: UUID, on connection: PostgresConnection) async throws -> UUID {
-        let id = UUID()
+        let id = RandomBytes.uuid()
         try await connection.query(
             """
             INSERT INTO persona_avatars (id, tenant_id, persona_id, content_type, width, height, bytes)
