@@ -1,4 +1,4 @@
-import Safety
+@testable import Safety
 import Testing
 
 /// The crisis classifier's readers, one behaviour at a time (the labelled sets under evals/ measure it as a whole).
@@ -226,6 +226,20 @@ import Testing
         #expect(Tokens("kms").words == ["kill", "myself"])
         #expect(Tokens("soooo tired").words == ["soo", "tired"])
         #expect(Tokens("naïve").words == ["naive"])
+        // Repeats: kept as two, as one when only that is a word; and typos one edit from a cue word.
+        #expect(Tokens("killlll myselfff").words == ["kill", "myself"])
+        #expect(Tokens("feeeeling").words == ["feeling"])
+        #expect(Tokens("suicdal thoughts").words == ["suicidal", "thoughts"])
+        #expect(Tokens("hunting trip").words == ["hunting", "trip"])
+    }
+
+    /// The ASCII shortcut for letters agrees with Unicode's property everywhere it applies.
+    @Test func letterShortcutAgreesWithUnicode() {
+        for value in UInt32(0)..<0x80 {
+            let scalar = Unicode.Scalar(value)!
+            #expect(Tokens.isLetter(scalar) == scalar.properties.isAlphabetic, "\(value)")
+        }
+        for scalar in "éßπжあ😂-·".unicodeScalars { #expect(Tokens.isLetter(scalar) == scalar.properties.isAlphabetic) }
     }
 
     @Test func apostrophesAreReadAsContractionsPossessivesOrQuotes() {

@@ -45,9 +45,10 @@ import Testing
         #expect(short["w:tell"] == 1 / Double(TextFeatures.wordBlockFloor).squareRoot())
         #expect(short["c: me "] == 1 / Double(TextFeatures.letterBlockFloor).squareRoot())
 
-        var typo: [String: Double] = [:], spelled: [String: Double] = [:]
-        let typoRuns = Set(TextFeatures.letters(Tokens("strugling"), into: &typo))
-        let spelledRuns = Set(TextFeatures.letters(Tokens("struggling"), into: &spelled))
+        var typo = NamedFeatures(), spelled = NamedFeatures()
+        TextFeatures.letters(Tokens("strugling"), into: &typo)
+        TextFeatures.letters(Tokens("struggling"), into: &spelled)
+        let typoRuns = Set(typo.values.keys), spelledRuns = Set(spelled.values.keys)
         #expect(typoRuns.intersection(spelledRuns) == ["c: st", "c:str", "c:tru", "c:rug", "c:gli", "c:lin", "c:ing", "c:ng ",
                                                        "c: str", "c:stru", "c:trug", "c:glin", "c:ling", "c:ing "])
         #expect(typoRuns.count == 17)
@@ -95,6 +96,26 @@ import Testing
         // The shipped file is exactly what the model writes: nothing was edited by hand.
         // (A multi-line literal drops the final line break.)
         #expect(CrisisModel.shipped.text == CrisisModelWeights.text + "\n")
+    }
+
+    /// The detector scores a message by the hashes of its feature names (``HashedFeatures``); training and evidence
+    /// read them by name. Over every message of the labelled sets, both readings hold the same features with the
+    /// same values, and the shipped model gives them the same probabilities.
+    @Test func featuresByHashAreTheFeaturesByName() throws {
+        let rules = CrisisRules()
+        let model = CrisisModel.shipped
+        let texts = try GuardrailsTests.corpus()
+        #expect(texts.count > 3_000)
+        for text in texts {
+            let (tokens, signals, named) = CrisisFeatures.read(text, rules: rules)
+            var hashed = HashedFeatures()
+            CrisisFeatures.extract(tokens, signals: signals, into: &hashed)
+            let byHash = Dictionary(uniqueKeysWithValues: zip(hashed.hashes, hashed.values))
+            #expect(byHash.count == named.count, "\(text)")
+            #expect(named.allSatisfy { name, value in byHash[FeatureHash.of(name.utf8)] == value }, "\(text)")
+            let byName = model.linear.probabilities(named), scored = model.probabilities(hashed)
+            #expect(zip(byName, scored).allSatisfy { abs($0 - $1) < 1e-12 }, "\(text)")
+        }
     }
 
     /// The Swift file in the repository is byte for byte what `hearth train crisis` writes for the model it holds.

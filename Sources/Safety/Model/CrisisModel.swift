@@ -63,7 +63,7 @@ public struct CrisisModel: Sendable {
     }
 
     /// Class probabilities for a message's features, "none" first.
-    func probabilities(_ features: [String: Double]) -> [Double] { linear.probabilities(features) }
+    func probabilities(_ features: HashedFeatures) -> [Double] { linear.probabilities(features) }
 
     /// The features that pushed hardest from "none" towards `kind`, strongest first.
     func evidence(_ features: [String: Double], for kind: CrisisKind) -> [String] {

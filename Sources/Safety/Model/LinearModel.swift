@@ -14,6 +14,16 @@ struct LinearModel: Sendable {
     /// The weights: per row, one per class. One flat array, so scoring a feature is one dictionary lookup and no
     /// array to retain and release (a long message has a thousand features).
     private let table: [Double]
+    /// ``rows`` again, filed under each name's ``FeatureHash`` (open addressing, at most half full), for scoring
+    /// ``HashedFeatures``: no `String` is made or hashed per feature.
+    private let hashedRows: [HashedRow]
+    private let hashBits: Int
+
+    private struct HashedRow {
+        var hash: UInt64 = 0
+        /// -1: an empty slot.
+        var row: Int32 = -1
+    }
 
     var featureCount: Int { rows.count }
 
@@ -29,6 +39,21 @@ struct LinearModel: Sendable {
         self.classCount = classCount
         self.rows = rows
         self.table = table
+        var bits = 4
+        while 1 << bits < rows.count * 2 { bits += 1 }
+        var slots = [HashedRow](repeating: HashedRow(), count: 1 << bits)
+        for (name, row) in rows {
+            let hash = FeatureHash.of(name.utf8)
+            var slot = FeatureHash.slot(hash, bits: bits)
+            while slots[slot].row >= 0 {
+                // Two names of one model under one hash would score as each other: refuse the model instead.
+                precondition(slots[slot].hash != hash, "two features of the model share a hash: \(name)")
+                slot = (slot + 1) & (slots.count - 1)
+            }
+            slots[slot] = HashedRow(hash: hash, row: Int32(row))
+        }
+        hashedRows = slots
+        hashBits = bits
     }
 
     /// Weights are stored to 4 decimals, as whole multiples of 1/10 000.
@@ -104,6 +129,26 @@ struct LinearModel: Sendable {
         for (name, value) in features {
             guard let row = rows[name] else { continue }
             for index in 0..<classCount { logits[index] += table[row * classCount + index] * value }
+        }
+        return Self.softmax(logits)
+    }
+
+    /// The same for features filed by hash (``HashedFeatures``): what the crisis check scores a message with.
+    func probabilities(_ features: HashedFeatures) -> [Double] {
+        var logits = [Double](repeating: 0, count: classCount)
+        let mask = hashedRows.count - 1
+        hashedRows.withUnsafeBufferPointer { slots in
+            table.withUnsafeBufferPointer { table in
+                for index in 0..<features.count {
+                    let hash = features.hashes[index]
+                    var slot = FeatureHash.slot(hash, bits: hashBits)
+                    while slots[slot].row >= 0, slots[slot].hash != hash { slot = (slot + 1) & mask }
+                    guard slots[slot].row >= 0 else { continue }
+                    let start = Int(slots[slot].row) * classCount
+                    let value = features.values[index]
+                    for column in 0..<classCount { logits[column] += table[start + column] * value }
+                }
+            }
         }
         return Self.softmax(logits)
     }

@@ -11,48 +11,58 @@
 /// not drown the rest and a short text's few words do not decide alone.
 enum TextFeatures {
     /// Adds both blocks, scaled.
-    static func addBlocks(_ tokens: Tokens, weakened: [Int: String], to features: inout [String: Double]) {
-        var words: [String] = []
+    static func addBlocks(_ tokens: Tokens, weakened: [Int: String], to features: inout some FeatureSink) {
+        var name = FeatureName()
         var previous: Tokens.Token?
         var negated = false
         for (index, token) in tokens.tokens.enumerated() {
             if previous?.clause != token.clause { (previous, negated) = (nil, false) }
-            add((weakened[index] ?? "w") + ":" + token.word, to: &features, block: &words)
-            if negated { add("nw:" + token.word, to: &features, block: &words) }
+            name.start(weakened[index] ?? "w")
+            name.append(UInt8(ascii: ":"))
+            name.append(token.word)
+            features.addToBlock(name)
+            if negated {
+                name.start("nw:")
+                name.append(token.word)
+                features.addToBlock(name)
+            }
             if Negation.words.contains(token.word) { negated = true }
-            if let previous { add("b:" + previous.word + " " + token.word, to: &features, block: &words) }
+            if let previous {
+                name.start("b:")
+                name.append(previous.word)
+                name.append(UInt8(ascii: " "))
+                name.append(token.word)
+                features.addToBlock(name)
+            }
             previous = token
         }
-        scale(words, in: &features, countedAsAtLeast: wordBlockFloor)
-        scale(letters(tokens, into: &features), in: &features, countedAsAtLeast: letterBlockFloor)
+        features.closeBlock(countedAsAtLeast: wordBlockFloor)
+        letters(tokens, into: &features)
+        features.closeBlock(countedAsAtLeast: letterBlockFloor)
     }
 
-    /// Adds the `c:` features: every run of three or four bytes of each word's UTF-8, spaces marking its edges,
-    /// that starts and ends on a scalar boundary. Words are lowercase and accent-free, so in English a byte is a
-    /// letter; in Greek or Cyrillic a run is one or two letters, in CJK one character. Built from bytes without
-    /// going through `Character`s: on a long message this is most of the features.
-    static func letters(_ tokens: Tokens, into features: inout [String: Double]) -> [String] {
-        var block: [String] = []
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 + letterRun.upperBound) { name in
-            name[0] = UInt8(ascii: "c")
-            name[1] = UInt8(ascii: ":")
-            var padded: [UInt8] = []
-            for token in tokens.tokens {
-                padded.removeAll(keepingCapacity: true)
-                padded.append(UInt8(ascii: " "))
-                padded.append(contentsOf: token.word.utf8)
-                padded.append(UInt8(ascii: " "))
-                for length in letterRun where length <= padded.count {
-                    for start in 0...(padded.count - length) {
-                        let end = start + length
-                        guard !isContinuation(padded[start]), end == padded.count || !isContinuation(padded[end]) else { continue }
-                        for offset in 0..<length { name[2 + offset] = padded[start + offset] }
-                        add(String(decoding: UnsafeBufferPointer(rebasing: name[0..<2 + length]), as: UTF8.self), to: &features, block: &block)
-                    }
+    /// Adds the `c:` features to the current block: every run of three or four bytes of each word's UTF-8, spaces
+    /// marking its edges, that starts and ends on a scalar boundary. Words are lowercase and accent-free, so in
+    /// English a byte is a letter; in Greek or Cyrillic a run is one or two letters, in CJK one character. Built
+    /// from bytes without going through `Character`s: on a long message this is most of the features.
+    static func letters(_ tokens: Tokens, into features: inout some FeatureSink) {
+        var name = FeatureName("c:")
+        var padded: [UInt8] = []
+        for token in tokens.tokens {
+            padded.removeAll(keepingCapacity: true)
+            padded.append(UInt8(ascii: " "))
+            padded.append(contentsOf: token.word.utf8)
+            padded.append(UInt8(ascii: " "))
+            for length in letterRun where length <= padded.count {
+                for start in 0...(padded.count - length) {
+                    let end = start + length
+                    guard !isContinuation(padded[start]), end == padded.count || !isContinuation(padded[end]) else { continue }
+                    name.truncate(to: 2)
+                    name.append(padded[start..<end])
+                    features.addToBlock(name)
                 }
             }
         }
-        return block
     }
 
     static let letterRun = 3...4
@@ -62,16 +72,4 @@ enum TextFeatures {
     static let letterBlockFloor = 40
 
     private static func isContinuation(_ byte: UInt8) -> Bool { byte & 0b1100_0000 == 0b1000_0000 }
-
-    /// Notes a present feature of a block (once).
-    private static func add(_ name: String, to features: inout [String: Double], block: inout [String]) {
-        if features.updateValue(1, forKey: name) == nil { block.append(name) }
-    }
-
-    /// Scales a block's features so the block has unit length (or less, below the floor).
-    private static func scale(_ block: [String], in features: inout [String: Double], countedAsAtLeast floor: Int) {
-        guard !block.isEmpty else { return }
-        let value = 1 / Double(max(block.count, floor)).squareRoot()
-        for name in block { features[name] = value }
-    }
 }

@@ -60,16 +60,13 @@ public struct ModerationModel: Sendable {
 /// disguises off.
 enum ModerationFeatures {
     static func extract(reasons: [PersonaScreening.Reason], cleared: Set<String>, texts: [String]) -> [String: Double] {
-        var features: [String: Double] = ["bias": 1]
-        for reason in reasons {
-            features["cue:" + reason.cue] = 1
-            features["concern:" + reason.concern.rawValue] = 1
-        }
-        for cue in cleared { features["denied:" + cue] = 1 }
+        var features = NamedFeatures()
+        var names = ["bias"] + reasons.flatMap { ["cue:" + $0.cue, "concern:" + $0.concern.rawValue] } + cleared.map { "denied:" + $0 }
         let tokens = Tokens(texts.joined(separator: "\n"))
         let count = tokens.tokens.count
-        features["len:" + (count <= 20 ? "1-20" : count <= 60 ? "21-60" : count <= 150 ? "61-150" : "151+")] = 1
+        names.append("len:" + (count <= 20 ? "1-20" : count <= 60 ? "21-60" : count <= 150 ? "61-150" : "151+"))
+        for name in names { features.set(FeatureName(name), 1) }
         TextFeatures.addBlocks(tokens, weakened: [:], to: &features)
-        return features
+        return features.values
     }
 }

@@ -16,13 +16,19 @@ enum Spelling {
     ])
 
     static func correct(_ word: String) -> String? {
-        guard word.count >= 6, !known.contains(word), let first = word.first else { return nil }
+        // A word has no more letters than bytes: most words are ruled out before any `Character` is read.
+        guard word.utf8.count >= 6, word.count >= 6, !known.contains(word), let first = word.first,
+              let candidates = targetsByFirstLetter[first] else { return nil }
         let letters = Array(word)
-        for target in targets where target.first == first && abs(target.count - letters.count) <= 1 {
-            if oneEditApart(letters, Array(target)) { return target }
+        for (target, targetLetters) in candidates where abs(targetLetters.count - letters.count) <= 1 {
+            if oneEditApart(letters, targetLetters) { return target }
         }
         return nil
     }
+
+    /// ``targets`` by first letter, in their order, each with its letters.
+    private static let targetsByFirstLetter: [Character: [(String, [Character])]] =
+        Dictionary(grouping: targets.map { ($0, Array($0)) }, by: { $0.1[0] })
 
     /// One insertion, deletion, substitution or swap of neighbours turns `a` into `b`.
     static func oneEditApart(_ a: [Character], _ b: [Character]) -> Bool {

@@ -60,7 +60,7 @@ public struct Tokens: Sendable {
                 // Inside a word an apostrophe vanishes ("don't" → "dont"; "my ex's car" → "my ex car"). Before a
                 // word it opens a single-quoted stretch ("she shouted 'I hate you'"), after one it closes it.
                 let next = index + 1 < scalars.count ? scalars[index + 1] : " "
-                let letterNext = next.properties.isAlphabetic
+                let letterNext = Self.isLetter(next)
                 if !current.isEmpty, letterNext {
                     apostrophe = current.unicodeScalars.count
                     continue
@@ -79,7 +79,7 @@ public struct Tokens: Sendable {
                 flush()
                 laughs = true
             default:
-                if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+                if Self.isLetter(scalar) || ("0"..."9").contains(scalar) {
                     if scalar.isASCII {
                         current.unicodeScalars.append(scalar)
                     } else {
@@ -153,9 +153,17 @@ public struct Tokens: Sendable {
         return [word]
     }
 
+    /// Alphabetic, read from the scalar for ASCII: Unicode's property table was a tenth of the crisis check.
+    static func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return scalar.properties.isAlphabetic }
+        return ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+    }
+
     /// "sooooo" → "soo", "killll" → "kill": runs of three or more letters kept as two, then as one when the
     /// doubled form is not a word we know.
     static func collapseRepeats(_ word: String) -> String {
+        // Most words are ASCII without such a run, which their bytes show without reading `Character`s.
+        if word.utf8.allSatisfy({ $0 < 0x80 }), !Self.hasRunOfThree(word.utf8) { return word }
         var out: [Character] = []
         var run = 0
         var changed = false
@@ -175,6 +183,16 @@ public struct Tokens: Sendable {
         for character in out where character != single.last { single.append(character) }
         let singled = String(single)
         return Spelling.known.contains(singled) || expansions[singled] != nil ? singled : doubled
+    }
+
+    private static func hasRunOfThree(_ bytes: String.UTF8View) -> Bool {
+        var (previous, run): (UInt8?, Int) = (nil, 0)
+        for byte in bytes {
+            run = byte == previous ? run + 1 : 0
+            if run >= 2 { return true }
+            previous = byte
+        }
+        return false
     }
 
     /// Accents off ("é" → "e"), so "suicidé" or a pasted "naïve" read as plain letters.
