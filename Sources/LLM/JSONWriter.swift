@@ -1,8 +1,8 @@
 import Foundation
 
 /// JSON text written directly, for the payloads every chat turn makes: the provider's request body and the
-/// stream's `delta` events. `JSONEncoder` was about 5% of the server's CPU, the request body alone 2.2%
-/// (docs/performance-notes.md); the other events keep using it. (``JSONFields`` is the matching reader.)
+/// stream's `start`, `delta` and `done` events. `JSONEncoder` was about 5% of the server's CPU, the request body
+/// alone 2.2% (docs/performance-notes.md); the rarer events keep using it. (``JSONFields`` is the matching reader.)
 ///
 /// Strings are escaped as RFC 8259 requires: `"`, `\` and the control characters below U+0020; every other
 /// scalar is written as its UTF-8, which a Swift `String` always is.
@@ -35,8 +35,19 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    public mutating func int(_ value: Int) {
+    public mutating func int(_ value: some BinaryInteger) {
         bytes.append(contentsOf: String(value).utf8)
+    }
+
+    public mutating func bool(_ value: Bool) {
+        if value { raw("true") } else { raw("false") }
+    }
+
+    /// As `JSONEncoder` writes a `UUID`: its uppercase string.
+    public mutating func uuid(_ value: UUID) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: value.uuidString.utf8)
+        bytes.append(UInt8(ascii: "\""))
     }
 
     public var data: Data { Data(bytes) }

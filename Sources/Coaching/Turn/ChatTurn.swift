@@ -352,10 +352,20 @@ public struct ChatTurn: Sendable {
 
 // MARK: - Stream events (the vocabulary is documented in docs/api.md)
 
-struct StartEvent: Encodable {
+struct StartEvent: WrittenEvent {
     let threadId: UUID
     let userMessageId: UUID
     let assistantMessageId: UUID
+
+    func write(to json: inout JSONWriter) {
+        json.raw(#"{"assistantMessageId":"#)
+        json.uuid(assistantMessageId)
+        json.raw(#","threadId":"#)
+        json.uuid(threadId)
+        json.raw(#","userMessageId":"#)
+        json.uuid(userMessageId)
+        json.raw("}")
+    }
 }
 
 /// The remembered items brought forward for this answer (FR7).
@@ -372,12 +382,32 @@ struct InsightEvent: Encodable {
     let domains: [String]
 }
 
-struct DoneEvent: Encodable {
+struct DoneEvent: WrittenEvent {
     let assistantMessageId: UUID
     let status: MessageStatus
     let provider: String
     let model: String
     let usage: Usage
+
+    func write(to json: inout JSONWriter) {
+        json.raw(#"{"assistantMessageId":"#)
+        json.uuid(assistantMessageId)
+        json.raw(#","model":"#)
+        json.string(model)
+        json.raw(#","provider":"#)
+        json.string(provider)
+        json.raw(#","status":"#)
+        json.string(status.rawValue)
+        json.raw(#","usage":{"costMicros":"#)
+        json.int(usage.costMicros)
+        json.raw(#","estimated":"#)
+        json.bool(usage.estimated)
+        json.raw(#","inputTokens":"#)
+        json.int(usage.inputTokens)
+        json.raw(#","outputTokens":"#)
+        json.int(usage.outputTokens)
+        json.raw("}}")
+    }
 }
 
 struct ErrorEvent: Encodable {

@@ -37,6 +37,12 @@ actor Generation {
         emit(event, json: (try? Generation.encoder.encode(data)).map { String(decoding: $0, as: UTF8.self) } ?? "{}")
     }
 
+    func emit(_ event: String, _ data: some WrittenEvent) {
+        var json = JSONWriter(capacity: 256)
+        data.write(to: &json)
+        emit(event, json: json.text)
+    }
+
     /// A `delta` event, `{"text":…}`: the one a stream sends most, so written without `JSONEncoder`.
     func emitDelta(_ text: String) {
         var json = JSONWriter(capacity: text.utf8.count + 16)
@@ -89,6 +95,12 @@ actor Generation {
         encoder.outputFormatting = .sortedKeys
         return encoder
     }()
+}
+
+/// An event every turn sends (`start`, `done`), written without `JSONEncoder` but as it would write it: keys
+/// sorted, as ``Generation/encoder`` sorts them.
+protocol WrittenEvent {
+    func write(to json: inout JSONWriter)
 }
 
 /// The generations in flight on this instance, by assistant message id.
