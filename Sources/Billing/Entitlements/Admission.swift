@@ -24,8 +24,11 @@ public struct Admission: Sendable, Decodable, Equatable {
     let economy: String?
 
     public init(json: String) throws {
-        self = try JSONDecoder().decode(Admission.self, from: Data(json.utf8))
+        self = try Self.decoder.decode(Admission.self, from: Data(json.utf8))
     }
+
+    /// `JSONDecoder` keeps no state between calls, so one serves every turn instead of one made per turn.
+    private static let decoder = JSONDecoder()
 
     /// The model of the tenant's primary provider to answer with instead of its usual one: set when the person is
     /// nearing their monthly budget and the tenant named an economy model.
