@@ -29,17 +29,14 @@ public struct ServerSentEventDecoder: Sendable {
         pending.append(contentsOf: buffer.readableBytesView)
         var events: [Event] = []
         var lineStart = 0
-        var index = 0
-        while index < pending.count {
-            if pending[index] == UInt8(ascii: "\n") {
-                var lineEnd = index
-                if lineEnd > lineStart, pending[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
-                if let event = handle(line: String(decoding: pending[lineStart..<lineEnd], as: UTF8.self)) {
-                    events.append(event)
-                }
-                lineStart = index + 1
+        // Lines are read as bytes: only a field's value becomes a `String` (a provider sends two lines a token).
+        for index in pending.indices where pending[index] == UInt8(ascii: "\n") {
+            var lineEnd = index
+            if lineEnd > lineStart, pending[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+            if let event = handle(line: pending[lineStart..<lineEnd]) {
+                events.append(event)
             }
-            index += 1
+            lineStart = index + 1
         }
         pending.removeFirst(lineStart)
         return events
@@ -48,35 +45,36 @@ public struct ServerSentEventDecoder: Sendable {
     /// Anything left when the body ends (a final event without its blank line).
     public mutating func finish() -> Event? {
         if !pending.isEmpty {
-            let line = String(decoding: pending, as: UTF8.self)
+            let line = pending
             pending.removeAll()
-            _ = handle(line: line)
+            _ = handle(line: line[...])
         }
-        return handle(line: "")
+        return handle(line: [])
     }
 
-    private mutating func handle(line: String) -> Event? {
+    private mutating func handle(line: ArraySlice<UInt8>) -> Event? {
         if line.isEmpty {
             defer { eventName = nil; eventID = nil; dataLines = [] }
             guard !dataLines.isEmpty else { return nil }
             return Event(id: eventID, event: eventName, data: dataLines.joined(separator: "\n"))
         }
-        if line.hasPrefix(":") { return nil }
-        let field: Substring
-        var value: Substring
-        if let colon = line.firstIndex(of: ":") {
+        if line.first == UInt8(ascii: ":") { return nil }
+        let field: ArraySlice<UInt8>
+        var value: ArraySlice<UInt8>
+        if let colon = line.firstIndex(of: UInt8(ascii: ":")) {
             field = line[..<colon]
-            value = line[line.index(after: colon)...]
-            if value.hasPrefix(" ") { value = value.dropFirst() }
+            value = line[(colon + 1)...]
+            if value.first == UInt8(ascii: " ") { value = value.dropFirst() }
         } else {
-            field = Substring(line)
-            value = ""
+            field = line
+            value = []
         }
-        switch field {
-        case "event": eventName = String(value)
-        case "id": eventID = String(value)
-        case "data": dataLines.append(String(value))
-        default: break
+        if field.elementsEqual("data".utf8) {
+            dataLines.append(String(decoding: value, as: UTF8.self))
+        } else if field.elementsEqual("event".utf8) {
+            eventName = String(decoding: value, as: UTF8.self)
+        } else if field.elementsEqual("id".utf8) {
+            eventID = String(decoding: value, as: UTF8.self)
         }
         return nil
     }

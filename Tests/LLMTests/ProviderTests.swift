@@ -18,6 +18,17 @@ import AsyncHTTPClient
         #expect(events == [.init(event: "a", data: "one\ntwo"), .init(data: "three")])
         #expect(decoder.finish() == .init(data: "tail"))
     }
+
+    /// Ids, a field named without a colon, unknown fields, and a value whose UTF-8 arrives in two reads.
+    @Test func readsIdsBareFieldsAndSplitCharacters() {
+        var decoder = ServerSentEventDecoder()
+        let bytes = Array("id: 7\nretry: 10\ndata\ndata: caf\u{E9} \u{1F600}\n\n".utf8)
+        let split = bytes.firstIndex(of: 0xC3)! + 1
+        var events = decoder.feed(ByteBuffer(bytes: bytes[..<split]))
+        events += decoder.feed(ByteBuffer(bytes: bytes[split...]))
+        #expect(events == [.init(id: "7", data: "\ncaf\u{E9} \u{1F600}")])
+        #expect(decoder.finish() == nil)
+    }
 }
 
 @Suite struct OfflineProviderTests {
