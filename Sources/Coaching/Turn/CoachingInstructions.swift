@@ -71,9 +71,16 @@ enum CoachingInstructions {
     static func clean(_ text: String) -> String {
         let neutral = PromptHardening.neutralise(text)
         // Built on every turn from the same few texts, which rarely have a line break: splitting them by
-        // `Character` was most of the domain section's time (docs/performance-notes.md).
-        guard neutral.contains(where: \.isNewline) else { return neutral }
+        // `Character`, and then only looking for a break `Character` by `Character`, was most of the domain
+        // section's time (docs/performance-notes.md).
+        guard hasLineBreak(neutral) else { return neutral }
         return neutral.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// Whether any `Character` of `text` is a newline, read from its scalars: a newline is always a
+    /// `Character` of its own (or CR LF), so one of these scalars is exactly what makes one.
+    static func hasLineBreak(_ text: String) -> Bool {
+        text.unicodeScalars.contains { (0x0A...0x0D).contains($0.value) || $0.value == 0x85 || $0.value == 0x2028 || $0.value == 0x2029 }
     }
 
     /// A section: its heading, then one `- ` item a line.
