@@ -63,3 +63,14 @@ import Testing
         #expect(relevant?.items.last?.hasPrefix("In the session of Nov 14: Topics: manager feedback") == true)
     }
 }
+
+/// The words recall reads: the ASCII shortcut agrees with `CharacterSet.alphanumerics`, and other letters still count.
+@Suite struct TextWordsTests {
+    @Test func wordScalarsAreTheAlphanumerics() {
+        for value in UInt32(0)..<0x80 {
+            let scalar = Unicode.Scalar(value)!
+            #expect(Text.isWordScalar(scalar) == CharacterSet.alphanumerics.contains(scalar), "\(value)")
+        }
+        #expect(Text.words("Didn't sleep; café-work, 2 Jobs — Ärger!") == ["didnt", "sleep", "café", "work", "2", "jobs", "ärger"])
+    }
+}

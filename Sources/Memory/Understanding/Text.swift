@@ -10,7 +10,7 @@ enum Text {
         var current = ""
         for scalar in text.lowercased().unicodeScalars {
             if scalar == "'" || scalar == "\u{2019}" { continue }
-            if CharacterSet.alphanumerics.contains(scalar) {
+            if isWordScalar(scalar) {
                 current.unicodeScalars.append(scalar)
             } else if !current.isEmpty {
                 words.append(current)
@@ -19,6 +19,13 @@ enum Text {
         }
         if !current.isEmpty { words.append(current) }
         return words
+    }
+
+    /// A letter, mark or digit (`CharacterSet.alphanumerics`), read from the scalar itself for ASCII: every turn reads
+    /// its message's words twice, and the character set's look-up was most of that.
+    static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        guard scalar.isASCII else { return CharacterSet.alphanumerics.contains(scalar) }
+        return ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || ("A"..."Z").contains(scalar)
     }
 
     /// Sentences, trimmed, empty ones dropped.
