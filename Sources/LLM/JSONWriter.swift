@@ -42,10 +42,7 @@ public struct JSONWriter: Sendable {
         case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
         case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
         case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
-        default:
-            for digit in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]] {
-                bytes.append(digit)
-            }
+        default: bytes += [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]]
         }
     }
 

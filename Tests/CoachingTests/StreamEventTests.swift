@@ -23,6 +23,10 @@ import Testing
         ] as NSDictionary)
     }
 
+    @Test func deltaCarriesTheTextEscaped() throws {
+        #expect(try Self.object(DeltaEvent(text: "She said \"no\".\n\tThen\u{1} \u{1F600}")) == ["text": "She said \"no\".\n\tThen\u{1} \u{1F600}"] as NSDictionary)
+    }
+
     /// Keys come sorted, as `JSONEncoder` writes the other events.
     @Test func keysAreSorted() {
         var json = JSONWriter()

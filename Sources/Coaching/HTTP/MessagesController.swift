@@ -177,7 +177,7 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
             Task {
                 await replaying.emit("start", StartEvent(threadId: threadID, userMessageId: userMessageID, assistantMessageId: message.id))
                 if let crisis { await replaying.emit("crisis", crisis) }
-                if !message.content.isEmpty { await replaying.emitDelta(message.content) }
+                if !message.content.isEmpty { await replaying.emit("delta", DeltaEvent(text: message.content)) }
                 if let failure {
                     await replaying.emit("error", ErrorEvent(code: failure.code, message: "This answer did not complete. Retry to regenerate it.",
                                                              retryable: failure.retryable, assistantMessageId: message.id, status: message.status))

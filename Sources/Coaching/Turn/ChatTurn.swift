@@ -282,7 +282,7 @@ public struct ChatTurn: Sendable {
                     firstToken = ContinuousClock.now - started
                 case .delta(let delta):
                     text += delta
-                    await generation.emitDelta(delta)
+                    await generation.emit("delta", DeltaEvent(text: delta))
                     // Leaving the loop ends the provider's stream: nothing more of a redirected answer is wanted.
                     if review.check(&text, final: false) { break streaming }
                 case .usage(let input, let output):
@@ -311,7 +311,7 @@ public struct ChatTurn: Sendable {
         case .unavailable?:
             (status, outcome) = (.failed, .unavailable)
             text = Self.unavailableAnswer
-            await generation.emitDelta(text)
+            await generation.emit("delta", DeltaEvent(text: text))
         }
         let tokens = reported ?? (outcome == .unavailable ? (0, 0) : (TokenEstimate.count(request), TokenEstimate.count(text)))
         let record = UsageStore.Record(
@@ -364,6 +364,19 @@ struct StartEvent: WrittenEvent {
         json.uuid(threadId)
         json.raw(#","userMessageId":"#)
         json.uuid(userMessageId)
+        json.raw("}")
+    }
+}
+
+/// Answer text: the event a stream sends most.
+struct DeltaEvent: WrittenEvent {
+    let text: String
+
+    var capacity: Int { text.utf8.count + 16 }
+
+    func write(to json: inout JSONWriter) {
+        json.raw(#"{"text":"#)
+        json.string(text)
         json.raw("}")
     }
 }

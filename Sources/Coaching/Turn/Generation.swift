@@ -38,18 +38,9 @@ actor Generation {
     }
 
     func emit(_ event: String, _ data: some WrittenEvent) {
-        var json = JSONWriter(capacity: 256)
+        var json = JSONWriter(capacity: data.capacity)
         data.write(to: &json)
         emit(event, json: json.text)
-    }
-
-    /// A `delta` event, `{"text":…}`: the one a stream sends most, so written without `JSONEncoder`.
-    func emitDelta(_ text: String) {
-        var json = JSONWriter(capacity: text.utf8.count + 16)
-        json.raw(#"{"text":"#)
-        json.string(text)
-        json.raw("}")
-        emit("delta", json: json.text)
     }
 
     private func emit(_ event: String, json: String) {
@@ -97,10 +88,16 @@ actor Generation {
     }()
 }
 
-/// An event every turn sends (`start`, `done`), written without `JSONEncoder` but as it would write it: keys
-/// sorted, as ``Generation/encoder`` sorts them.
+/// An event every turn sends (`start`, `delta`, `done`), written without `JSONEncoder` but as it would write it:
+/// keys sorted, as ``Generation/encoder`` sorts them.
 protocol WrittenEvent {
+    /// Room to reserve for its JSON.
+    var capacity: Int { get }
     func write(to json: inout JSONWriter)
+}
+
+extension WrittenEvent {
+    var capacity: Int { 256 }
 }
 
 /// The generations in flight on this instance, by assistant message id.

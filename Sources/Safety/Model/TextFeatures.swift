@@ -47,6 +47,7 @@ enum TextFeatures {
     /// from bytes without going through `Character`s: on a long message this is most of the features.
     static func letters(_ tokens: Tokens, into features: inout some FeatureSink) {
         var name = FeatureName("c:")
+        let prefix = name.bytes.count
         var padded: [UInt8] = []
         for token in tokens.tokens {
             padded.removeAll(keepingCapacity: true)
@@ -57,7 +58,7 @@ enum TextFeatures {
                 for start in 0...(padded.count - length) {
                     let end = start + length
                     guard !isContinuation(padded[start]), end == padded.count || !isContinuation(padded[end]) else { continue }
-                    name.truncate(to: 2)
+                    name.truncate(to: prefix)
                     name.append(padded[start..<end])
                     features.addToBlock(name)
                 }
