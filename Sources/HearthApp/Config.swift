@@ -11,7 +11,6 @@ import Memory
 /// names the key.
 public struct Config: Sendable {
     public enum Environment: String, Sendable { case development, production }
-    public enum LogFormat: String, Sendable { case json, text }
 
     public var environment: Environment = .development
     public var host = "127.0.0.1"
@@ -28,7 +27,7 @@ public struct Config: Sendable {
     /// Connections kept per LLM provider host: one per stream being answered, so this bounds concurrent turns per provider.
     public var providerConnectionsPerHost = 4096
     public var masterKeys: KeyRing?
-    public var logFormat: LogFormat = .text
+    public var logFormat: LineLogHandler.Format = .text
     public var logLevel: Logger.Level = .info
     /// Where `migrations/`, `public/`, `templates/` and `docs/openapi.yaml` are read from.
     public var resourcesDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)

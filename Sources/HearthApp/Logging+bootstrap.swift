@@ -7,7 +7,7 @@ extension Config {
         let format = logFormat
         let level = logLevel
         LoggingSystem.bootstrap { label in
-            var handler: any LogHandler = format == .json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
+            var handler = LineLogHandler(label: label, format: format)
             handler.logLevel = level
             return handler
         }

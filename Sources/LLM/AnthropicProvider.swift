@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HearthPlatform
 
 /// Anthropic's Messages API, streamed.
 public struct AnthropicProvider: LLMProvider {

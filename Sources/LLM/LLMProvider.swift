@@ -1,4 +1,5 @@
 import Foundation
+import HearthPlatform
 
 /// One message of the conversation sent to a model.
 public struct ChatMessage: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HearthPlatform
 
 /// OpenAI's chat completions API, streamed — which OpenAI, DeepSeek, Ollama, vLLM and many gateways speak.
 public struct OpenAICompatibleProvider: LLMProvider {

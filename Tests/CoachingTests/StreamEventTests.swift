@@ -1,5 +1,6 @@
 @testable import Coaching
 import Foundation
+import HearthPlatform
 import LLM
 import Testing
 

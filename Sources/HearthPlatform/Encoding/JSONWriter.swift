@@ -1,8 +1,9 @@
 import Foundation
 
-/// JSON text written directly, for the payloads every chat turn makes: the provider's request body and the
-/// stream's `start`, `delta` and `done` events. `JSONEncoder` was about 5% of the server's CPU, the request body
-/// alone 2.2% (docs/performance-notes.md); the rarer events keep using it. (``JSONFields`` is the matching reader.)
+/// JSON text written directly, for what is written on every request: the provider's request body, the stream's
+/// `start`, `delta` and `done` events, and the log lines (``LineLogHandler``). `JSONEncoder` was about 5% of the
+/// server's CPU, the request body alone 2.2% (docs/performance-notes.md); the rarer payloads keep using it. (The
+/// LLM module's `JSONFields` is the matching reader.)
 ///
 /// Strings are escaped as RFC 8259 requires: `"`, `\` and the control characters below U+0020; every other
 /// scalar is written as its UTF-8, which a Swift `String` always is.
@@ -19,8 +20,19 @@ public struct JSONWriter: Sendable {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
+    /// Bytes already valid where they go, such as a timestamp's digits.
+    public mutating func raw(_ text: [UInt8]) {
+        bytes.append(contentsOf: text)
+    }
+
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        escaped(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A string's contents escaped as in a JSON string, without the quotes: also what keeps a text log line on one line.
+    public mutating func escaped(_ value: String) {
         var value = value
         // The prompt is kilobytes of text with a few characters to escape: copy the runs between them whole.
         value.withUTF8 { utf8 in
@@ -32,7 +44,6 @@ public struct JSONWriter: Sendable {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
     private mutating func escape(_ byte: UInt8) {
