@@ -28,7 +28,7 @@ public struct AccountService: Sendable {
             database: database,
             keyRing: keyRing,
             hasher: hasher,
-            tokens: await AccessTokens(keyRing: keyRing, lifetime: configuration.accessTokenLifetime),
+            tokens: AccessTokens(keyRing: keyRing, lifetime: configuration.accessTokenLifetime),
             apple: apple,
             users: UserStore(keyRing: keyRing, logger: database.logger),
             sessions: SessionStore(refreshLifetime: configuration.refreshTokenLifetime, logger: database.logger),
@@ -184,7 +184,7 @@ public struct AccountService: Sendable {
     /// The identity an access token names, from its signature, expiry and tenant alone: the session is not
     /// checked. Only for a route that checks it in its own first round trip (a send, decision 0015).
     public func verify(tenant: Tenant, bearer: String) async throws -> Identity {
-        guard let verified = await tokens.verify(bearer), verified.tenantID == tenant.id else {
+        guard let verified = tokens.verify(bearer), verified.tenantID == tenant.id else {
             throw APIError.unauthorized("access_token_invalid", "The access token is invalid or has expired. Refresh it.")
         }
         return Identity(userID: verified.userID, sessionID: verified.sessionID)
@@ -256,7 +256,7 @@ public struct AccountService: Sendable {
         return TokenGrant(
             user: user,
             isNewUser: isNewUser,
-            accessToken: try await tokens.issue(userID: userID, sessionID: sessionID, tenantID: tenant.id),
+            accessToken: tokens.issue(userID: userID, sessionID: sessionID, tenantID: tenant.id),
             expiresIn: Int(tokens.lifetime.components.seconds),
             refreshToken: refreshToken
         )

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HearthPlatform
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1

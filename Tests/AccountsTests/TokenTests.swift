@@ -109,8 +109,8 @@ import Testing
         let hearth = try await TestHearth.make()
         let (tenant, key) = try await hearth.createTenant()
         let grant = try await hearth.test { client in try await client.anonymous(clientKey: key) }
-        let tokens = await AccessTokens(keyRing: hearth.keyRing, lifetime: .seconds(900))
-        let old = try await tokens.issue(userID: grant.user.id, sessionID: UUID(), tenantID: tenant.id, now: Date().addingTimeInterval(-3600))
+        let tokens = AccessTokens(keyRing: hearth.keyRing, lifetime: .seconds(900))
+        let old = tokens.issue(userID: grant.user.id, sessionID: UUID(), tenantID: tenant.id, now: Date().addingTimeInterval(-3600))
         try await hearth.test { client in
             let response = try await client.call(.get, "/v1/me", clientKey: key, token: old)
             #expect(response.errorCode == "access_token_invalid")

@@ -116,6 +116,9 @@ import Testing
             #expect(try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "   "]).errorCode == "validation_failed")
             #expect(try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": String(repeating: "a", count: 8001)]).errorCode == "validation_failed")
             #expect(try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["text": "hi"]).errorCode == "invalid_body")
+            for body in ["{not json", #"{"content": 5}"#, #"{"content": null}"#, #"["hi"]"#, "", #"{"content": "hi"} x"#] {
+                #expect(try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, rawBody: body).errorCode == "invalid_body", "\(body)")
+            }
             #expect(try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "hi"],
                                           headers: [.init("Idempotency-Key")!: String(repeating: "k", count: 129)]).errorCode == "invalid_idempotency_key")
             #expect(try await client.call(.post, "/v1/threads/\(UUID())/messages", clientKey: key, token: coachee.token, json: ["content": "hi"]).status == .notFound)

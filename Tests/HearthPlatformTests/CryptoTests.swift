@@ -85,6 +85,24 @@ import Testing
         #expect(!Secrets.constantTimeEquals([1, 2, 3], [1, 2, 4]))
         #expect(!Secrets.constantTimeEquals([1, 2, 3], [1, 2]))
     }
+
+    /// Against Foundation's base64 with the URL alphabet swapped in and the padding dropped, at every length mod 3.
+    @Test func base64URLIsFoundationsBase64WithTheURLAlphabet() {
+        for count in 0..<40 {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 251) }
+            let foundation = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(Secrets.base64URL(bytes) == foundation)
+            #expect(Secrets.decodeBase64URL(foundation) == Data(bytes))
+        }
+        #expect(Secrets.base64URL([0xFB, 0xFF]) == "-_8")
+    }
+
+    @Test(arguments: ["A", "AAAAA", "AB==", "AB", "A+B/", "AA.A", "AAA\u{0}"])
+    func base64URLDecodingRefusesAnythingElse(_ text: String) {
+        // "AB" sets bits past its one byte: only "AA" encodes [0].
+        #expect(Secrets.decodeBase64URL(text) == nil)
+    }
 }
 
 @Suite struct RandomBytesTests {

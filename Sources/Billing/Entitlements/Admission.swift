@@ -5,8 +5,8 @@ import HTTPTypes
 /// Whether a person may be coached now: what `hearth_coaching_admit` (migrations/0022_admission.sql) decided in
 /// the turn's first round trip, from their trial or subscription, their plan's monthly budget, tokens per day and
 /// concurrent answers. Read by the chat turn, which refuses before anything is stored.
-public struct Admission: Sendable, Decodable, Equatable {
-    public enum Outcome: String, Sendable, Decodable {
+public struct Admission: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
         case admitted
         case subscriptionRequired = "subscription_required"
         case budgetExhausted = "budget_exhausted"
@@ -23,12 +23,22 @@ public struct Admission: Sendable, Decodable, Equatable {
     /// Admitted: the model to answer with when nearing the budget.
     let economy: String?
 
+    /// Reads the object `hearth_coaching_admit` returns, on every turn: with `JSONFields`, not `JSONDecoder`.
     public init(json: String) throws {
-        self = try Self.decoder.decode(Admission.self, from: Data(json.utf8))
+        let fields = try JSONFields.read(json, Self.paths)
+        guard let outcome = fields[0]?.string.flatMap(Outcome.init(rawValue:)) else { throw Unreadable() }
+        self.outcome = outcome
+        reason = fields[1]?.string
+        limit = fields[2]?.string
+        quota = fields[3]?.int.map(Int64.init)
+        window = fields[4]?.int
+        reset = fields[5]?.int
+        economy = fields[6]?.string
     }
 
-    /// `JSONDecoder` keeps no state between calls, so one serves every turn instead of one made per turn.
-    private static let decoder = JSONDecoder()
+    struct Unreadable: Error {}
+
+    private static let paths: [[JSONFields.Step]] = ["outcome", "reason", "limit", "quota", "window", "reset", "economy"].map { [.key($0)] }
 
     /// The model of the tenant's primary provider to answer with instead of its usual one: set when the person is
     /// nearing their monthly budget and the tenant named an economy model.

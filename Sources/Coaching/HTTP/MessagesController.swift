@@ -11,10 +11,6 @@ import Safety
 /// A send or retry answers `text/event-stream` when the client accepts it, otherwise JSON once the answer is
 /// complete. Event vocabulary: docs/api.md.
 public struct MessagesController<Context: HearthRequestContextProtocol>: Sendable {
-    struct SendRequest: Decodable {
-        let content: String
-    }
-
     /// The JSON answer to a send or retry.
     struct TurnResponse: ResponseEncodable {
         struct Failure: Encodable { let code: String; let retryable: Bool }
@@ -92,14 +88,31 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
                                       content: Self.content(of: request, context: context), locale: Self.locale(request))
     }
 
+    /// The send's `{"content": "…"}`, trimmed. Read with `JSONFields`, not `JSONDecoder`: it is every turn's body.
     static func content(of request: Request, context: Context) async throws -> String {
-        let body = try await request.decode(as: SendRequest.self, context: context)
-        let content = body.content.trimmingCharacters(in: .whitespacesAndNewlines)
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        guard let fields = try? JSONFields.read(String(buffer: body), [[.key("content")]]) else {
+            throw APIError.badRequest("invalid_body", "The request body is not valid JSON.")
+        }
+        guard let value = fields[0] else { throw APIError.badRequest("invalid_body", "content is missing.") }
+        guard let text = value.string else { throw APIError.badRequest("invalid_body", "content must be a string.") }
+        let content = Self.trimmed(text)
         guard !content.isEmpty else { throw APIError.validation("The message is empty.") }
         guard content.count <= Self.maxContentLength else {
             throw APIError.validation("Messages can be at most \(Self.maxContentLength) characters.")
         }
         return content
+    }
+
+    /// Without leading and trailing white space: `trimmingCharacters(in: .whitespacesAndNewlines)`, whose set is
+    /// Unicode's White_Space property and the zero-width space, read from the scalars.
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isWhitespace || scalar == "\u{200B}" }
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isSpace($0) })!
+        if first == scalars.startIndex, last == scalars.index(before: scalars.endIndex) { return text }
+        return String(scalars[first...last])
     }
 
     @Sendable func retry(_ request: Request, context: Context) async throws -> Response {

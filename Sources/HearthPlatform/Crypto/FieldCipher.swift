@@ -11,7 +11,8 @@ public enum FieldCipher {
     public static func seal(_ plaintext: String, key: SymmetricKey, context: String) throws -> [UInt8] {
         // A nonce from ``RandomBytes``: `AES.GCM.Nonce()` makes two system calls for its twelve bytes.
         let nonce = try AES.GCM.Nonce(data: RandomBytes.bytes(12))
-        let box = try AES.GCM.seal(Data(plaintext.utf8), using: key, nonce: nonce, authenticating: Data(context.utf8))
+        // Arrays, not `Data(text.utf8)`: Data's init from a sequence looks up its type at run time first.
+        let box = try AES.GCM.seal(Array(plaintext.utf8), using: key, nonce: nonce, authenticating: Array(context.utf8))
         return [format] + Array(box.combined!)
     }
 
@@ -19,7 +20,7 @@ public enum FieldCipher {
         guard stored.first == format else { throw CryptoFailure.cannotDecrypt }
         do {
             let box = try AES.GCM.SealedBox(combined: stored.dropFirst())
-            let data = try AES.GCM.open(box, using: key, authenticating: Data(context.utf8))
+            let data = try AES.GCM.open(box, using: key, authenticating: Array(context.utf8))
             return String(decoding: data, as: UTF8.self)
         } catch {
             throw CryptoFailure.cannotDecrypt

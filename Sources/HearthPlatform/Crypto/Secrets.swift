@@ -32,18 +32,58 @@ public enum Secrets {
         Array(SHA256.hash(data: Data(string.utf8)))
     }
 
+    /// URL-safe, unpadded base64 (RFC 4648 §5), as JSON Web Tokens and our random tokens use it.
     public static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let input = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count * 4 + 2) / 3)
+        var index = 0
+        while index < input.count {
+            let count = min(3, input.count - index)
+            var group = UInt32(input[index]) << 16
+            if count > 1 { group |= UInt32(input[index + 1]) << 8 }
+            if count > 2 { group |= UInt32(input[index + 2]) }
+            for shift in [18, 12, 6, 0].prefix(count + 1) {
+                output.append(base64URLAlphabet[Int((group >> UInt32(shift)) & 0x3F)])
+            }
+            index += 3
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
+    /// The bytes of unpadded base64url text; `nil` for anything else, padding included, or for a text whose
+    /// last character has bits set beyond the data's end (so each byte string has exactly one encoding).
     public static func decodeBase64URL(_ string: String) -> Data? {
-        var base64 = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
+        decodeBase64URL(bytes: string.utf8).map { Data($0) }
     }
+
+    public static func decodeBase64URL(bytes text: some Collection<UInt8>) -> [UInt8]? {
+        guard text.count % 4 != 1 else { return nil }
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count * 3 / 4)
+        var group: UInt32 = 0
+        var bits = 0
+        for character in text {
+            let value = base64URLValues[Int(character)]
+            guard value != 0xFF else { return nil }
+            group = group << 6 | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: group >> UInt32(bits)))
+                group &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return group == 0 ? output : nil
+    }
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    /// Each byte's value in the alphabet, 0xFF for bytes outside it.
+    private static let base64URLValues: [UInt8] = {
+        var values = [UInt8](repeating: 0xFF, count: 256)
+        for (value, character) in base64URLAlphabet.enumerated() { values[Int(character)] = UInt8(value) }
+        return values
+    }()
 
     /// Compares without an early exit, so the time taken says nothing about where two secrets differ.
     public static func constantTimeEquals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {

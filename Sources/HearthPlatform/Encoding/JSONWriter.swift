@@ -2,8 +2,8 @@ import Foundation
 
 /// JSON text written directly, for what is written on every request: the provider's request body, the stream's
 /// `start`, `delta` and `done` events, and the log lines (``LineLogHandler``). `JSONEncoder` was about 5% of the
-/// server's CPU, the request body alone 2.2% (docs/performance-notes.md); the rarer payloads keep using it. (The
-/// LLM module's `JSONFields` is the matching reader.)
+/// server's CPU, the request body alone 2.2% (docs/performance-notes.md); the rarer payloads keep using it.
+/// ``JSONFields`` is the matching reader.
 ///
 /// Strings are escaped as RFC 8259 requires: `"`, `\` and the control characters below U+0020; every other
 /// scalar is written as its UTF-8, which a Swift `String` always is.

@@ -1,7 +1,8 @@
 /// Reads a few values out of a small JSON document in one validating pass, building nothing else.
 ///
 /// Provider streams send one JSON object per token, and decoding each with `JSONDecoder` was the largest single
-/// cost of relaying an answer (docs/performance.md). This still reads the whole document, so a malformed chunk
+/// cost of relaying an answer (docs/performance.md); every request's access token and every send's body are read
+/// with it too. This still reads the whole document, so a malformed chunk
 /// is an error as before, but only the values at the requested paths become Swift values.
 package struct JSONFields {
     package enum Step: Equatable, Sendable {
@@ -19,6 +20,11 @@ package struct JSONFields {
 
         package var string: String? {
             if case .string(let value) = self { return value }
+            return nil
+        }
+
+        package var number: Double? {
+            if case .number(let value) = self { return value }
             return nil
         }
 

@@ -1,5 +1,5 @@
 import Foundation
-import LLM
+import HearthPlatform
 import Testing
 
 @Suite struct JSONFieldsTests {
