@@ -82,4 +82,16 @@ public enum TestPaths {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     public static var migrations: URL { repositoryRoot.appendingPathComponent("migrations") }
+
+    /// The `text` of every line of the labelled sets under evals/: thousands of real-looking messages, for tests
+    /// that hold a fast reading of text to its general one.
+    public static func labelledTexts() throws -> [String] {
+        let directory = repositoryRoot.appendingPathComponent("evals")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".jsonl") }.sorted()
+        return try files.flatMap { file in
+            try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8).split(separator: "\n").compactMap { line in
+                (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
+            }
+        }
+    }
 }

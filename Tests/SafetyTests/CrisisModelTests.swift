@@ -1,5 +1,6 @@
 import Evaluation
 import Foundation
+import HearthTestSupport
 @testable import Safety
 import Testing
 
@@ -104,7 +105,7 @@ import Testing
     @Test func featuresByHashAreTheFeaturesByName() async throws {
         let rules = CrisisRules()
         let model = CrisisModel.shipped
-        let texts = try GuardrailsTests.corpus()
+        let texts = try TestPaths.labelledTexts()
         #expect(texts.count > 3_000)
         // Every third message (a debug build reads about a hundred a second), yielding after each: the suite runs
         // in parallel on two threads, and a loop that held one for half a minute starved other tests' servers.

@@ -72,7 +72,7 @@ import Testing
     /// Sentences of the labelled sets' messages: the anchors only ever skip rules that would not match.
     @Test func anchorsSkipOnlyRulesThatCannotMatch() throws {
         // Every 8th sentence: the unanchored review runs nine expressions on each, which takes a while in a debug build.
-        let labelled = try Self.corpus().flatMap { $0.split(whereSeparator: { ".!?\n".contains($0) }) }
+        let labelled = try TestPaths.labelledTexts().flatMap { $0.split(whereSeparator: { ".!?\n".contains($0) }) }
         let sentences = stride(from: 0, to: labelled.count, by: 8).map { labelled[$0] } + (Self.crossing.map(\.0) + Self.fine).map { $0[...] }
         #expect(sentences.count > 3_000)
         var found = 0
@@ -107,23 +107,12 @@ import Testing
 
     /// The shortcut for text with nothing to take out gives what the whole pass gives, on every labelled message.
     @Test func theShortcutChangesNothing() throws {
-        let texts = try Self.corpus() + ["a\n b", "a\r\n\tb", "x: y", "\t", "<", "plain words, nothing else"]
+        let texts = try TestPaths.labelledTexts() + ["a\n b", "a\r\n\tb", "x: y", "\t", "<", "plain words, nothing else"]
         var shortcut = 0
         for text in texts {
             #expect(PromptHardening.neutralise(text) == PromptHardening.neutraliseAll(text), "\(text)")
             if !PromptHardening.mayNeedNeutralising(text) { shortcut += 1 }
         }
         #expect(shortcut > texts.count / 2)
-    }
-
-    /// The `text` of every line of the labelled sets under evals/.
-    static func corpus() throws -> [String] {
-        let directory = TestPaths.repositoryRoot.appendingPathComponent("evals")
-        let files = try FileManager.default.subpathsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".jsonl") }
-        return try files.flatMap { file in
-            try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8).split(separator: "\n").compactMap { line in
-                (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
-            }
-        }
     }
 }

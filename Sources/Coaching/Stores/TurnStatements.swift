@@ -39,7 +39,7 @@ enum TurnStatements {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row {
-            try row.decode(Row.self)
+            try ContextRows.columns(of: row)
         }
     }
 

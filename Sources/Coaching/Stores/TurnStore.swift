@@ -77,8 +77,8 @@ struct TurnStore: Sendable {
             "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease))",
             logger: logger
         )
-        for try await row in rows.decode(ContextRows.Columns.self) {
-            try read.take(row)
+        for try await row in rows {
+            try read.take(ContextRows.columns(of: row))
         }
         if let refusal = read.admission?.refusal { throw refusal }
         return try read.context()

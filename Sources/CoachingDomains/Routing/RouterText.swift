@@ -21,6 +21,33 @@ enum RouterText {
 
     /// Stems of the words of `text`, in order (apostrophes dropped: "don't" → "dont").
     static func words(_ text: String) -> [String] {
+        text.utf8.allSatisfy { $0 < 0x80 } ? asciiWords(text) : characterWords(text)
+    }
+
+    /// ``characterWords(_:)`` for ASCII text, most messages, read from bytes: there a letter or digit is
+    /// `[A-Za-z0-9]` and lowercasing sets one bit, so no `Character` has to be built (the router was 1.2% of a
+    /// turn's CPU). `RouterTextTests` holds it to the general reading.
+    static func asciiWords(_ text: String) -> [String] {
+        var words: [String] = []
+        var current: [UInt8] = []
+        func flush() {
+            guard !current.isEmpty else { return }
+            words.append(stem(String(decoding: current, as: UTF8.self)))
+            current.removeAll(keepingCapacity: true)
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): current.append(byte)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(byte | 0x20)
+            case UInt8(ascii: "'"): continue
+            default: flush()
+            }
+        }
+        flush()
+        return words
+    }
+
+    static func characterWords(_ text: String) -> [String] {
         var words: [String] = []
         var current = ""
         for character in text.lowercased() {
