@@ -1,9 +1,16 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#endif
+import Foundation
 import HearthPlatform
 import Logging
 
 extension Config {
     /// Installs the process-wide log handler (JSON lines in production, readable text in development).
     public func bootstrapLogging() {
+        // Log lines go to stdout with write(2), around stdio's buffer; made line-buffered, what the commands print
+        // (`hearth dev`'s banner) leaves when printed, not when the process exits, and keeps its place among them.
+        setvbuf(stdout, nil, _IOLBF, 0)
         let format = logFormat
         let level = logLevel
         LoggingSystem.bootstrap { label in
