@@ -195,7 +195,9 @@ import Testing
             }
             let running = process.isRunning
             process.terminate()
-            process.waitUntilExit()
+            // Polled, not `waitUntilExit()`: that would block one of the test process's few threads while the
+            // server and its database shut down.
+            while process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
             pipe.fileHandleForReading.readabilityHandler = nil
             let text = output.withLockedValue { $0 }
             if !running, text.contains("cannot listen on") { continue }
