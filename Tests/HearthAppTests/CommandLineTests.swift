@@ -3,7 +3,6 @@ import Foundation
 import HearthApp
 import HearthPlatform
 import HearthTestSupport
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresNIO
@@ -162,59 +161,6 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("postgres").path))
         try await listener.close()
-    }
-
-    /// `hearth dev` into a pipe, as a terminal-less run or a log collector reads it: its banner arrives while it
-    /// runs, before the server's first log line. (Log lines are written around stdio's buffer; before stdout was
-    /// made line-buffered, the banner came out only when the process exited.)
-    @Test func devPrintsItsBannerWhileItRuns() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: Self.binary))
-        // A port found free can be taken by another test binding port 0 before `hearth dev` binds it: then again.
-        for _ in 1...3 {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-dev-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let (port, postgresPort) = try await (Self.freePort(), Self.freePort())
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.binary)
-            process.arguments = ["dev", "--data-directory", folder.path, "--postgres-port", String(postgresPort)]
-            process.currentDirectoryURL = TestPaths.repositoryRoot
-            process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HEARTH_PORT": String(port),
-                                   "HEARTH_RESOURCES_DIR": TestPaths.repositoryRoot.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            let output = NIOLockedValueBox("")
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                output.withLockedValue { $0 += String(decoding: data, as: UTF8.self) }
-            }
-            try process.run()
-            let deadline = ContinuousClock.now + .seconds(180)
-            while ContinuousClock.now < deadline, process.isRunning, !output.withLockedValue({ $0.contains("Server started") }) {
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            let running = process.isRunning
-            process.terminate()
-            // Polled, not `waitUntilExit()`: that would block one of the test process's few threads while the
-            // server and its database shut down.
-            while process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-            pipe.fileHandleForReading.readabilityHandler = nil
-            let text = output.withLockedValue { $0 }
-            if !running, text.contains("cannot listen on") { continue }
-            #expect(running, "\(text)")
-            let banner = try #require(text.range(of: "Press Ctrl-C to stop Hearth"), "\(text)")
-            let started = try #require(text.range(of: "Server started"), "\(text)")
-            #expect(banner.lowerBound < started.lowerBound)
-            return
-        }
-        Issue.record("no free port in three tries")
-    }
-
-    static func freePort() async throws -> Int {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = listener.localAddress?.port
-        try await listener.close()
-        return try #require(port)
     }
 
     /// Training options out of range are refused before any file is read or model written.
