@@ -57,6 +57,9 @@ public enum Secrets {
         decodeBase64URL(bytes: string.utf8).map { Data($0) }
     }
 
+    /// Inlinable, as is ``constantTimeEquals(_:_:)``: every request's access token goes through both, and a generic
+    /// call across modules iterates its collection through witness tables, a few times slower.
+    @inlinable
     public static func decodeBase64URL(bytes text: some Collection<UInt8>) -> [UInt8]? {
         guard text.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
@@ -77,15 +80,16 @@ public enum Secrets {
         return group == 0 ? output : nil
     }
 
-    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    @usableFromInline static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
     /// Each byte's value in the alphabet, 0xFF for bytes outside it.
-    private static let base64URLValues: [UInt8] = {
+    @usableFromInline static let base64URLValues: [UInt8] = {
         var values = [UInt8](repeating: 0xFF, count: 256)
         for (value, character) in base64URLAlphabet.enumerated() { values[Int(character)] = UInt8(value) }
         return values
     }()
 
     /// Compares without an early exit, so the time taken says nothing about where two secrets differ.
+    @inlinable
     public static func constantTimeEquals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0

@@ -8,7 +8,8 @@ import NIOConcurrencyHelpers
 /// Every request writes its access line through here, and every middleware adds a metadata key, so both are
 /// cheap: a key is only stored when it is set (swift-log's `StreamLogHandler` re-rendered all of its metadata
 /// on every set, 1.3% of a chat turn's CPU), and a line is formatted into bytes by hand and written with one
-/// `write(2)` (`JSONSerialization` and `ISO8601DateFormatter` cost more than the rest of a line's work).
+/// `write(2)` (the JSON handler this replaced, with `JSONSerialization` and `ISO8601DateFormatter`, cost
+/// production 0.4 ms of CPU a turn: docs/performance-notes.md).
 ///
 /// Only ids, codes and counts are ever logged as metadata (see docs/security.md); this handler does not try to
 /// scrub, it formats. Text lines escape their values as JSON strings do (without the quotes), so one event is
