@@ -98,7 +98,14 @@ public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible
 /// English prose (OpenAI's rule of thumb). Usage rows computed this way are marked estimated.
 public enum TokenEstimate {
     public static func count(_ text: String) -> Int {
-        text.isEmpty ? 0 : max(1, (text.unicodeScalars.count + 3) / 4)
+        text.isEmpty ? 0 : max(1, (scalarCount(text) + 3) / 4)
+    }
+
+    /// `text.unicodeScalars.count` without decoding a scalar: in UTF-8 every scalar has exactly one byte that is
+    /// not a continuation byte (`10xxxxxx`). The prompt is counted on every turn, several kilobytes of it.
+    static func scalarCount(_ text: String) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) } }
     }
 
     public static func count(_ request: CompletionRequest) -> Int {
