@@ -7,7 +7,7 @@ public enum TestLogs {
     public static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 }
 
-/// Captures everything logged (at trace level), rendered the way the JSON handler would write it.
+/// Captures everything logged (at trace level), one string per event: level, label, message and metadata.
 public final class CapturedLogs: Sendable {
     private let lines = NIOLockedValueBox<[String]>([])
 
