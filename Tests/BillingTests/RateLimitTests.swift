@@ -110,14 +110,22 @@ import Testing
             #expect(refused.errorCode == "rate_limited" && refused.headers[.rateLimitPolicy] == "\"signups-per-hour\";q=3;w=3600")
 
             let credentials: [String: any Sendable] = ["email": "sam@example.com", "password": "correct horse battery"]
-            // Windows are aligned to the clock's minutes: three logins straddling a minute's end would count in two.
-            let second = Calendar(identifier: .gregorian).component(.second, from: Date())
-            if second > 50 { try await Task.sleep(for: .seconds(61 - second)) }
-            #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials).status == .ok)
-            #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials).status == .ok)
-            let third = try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials)
-            #expect(third.status == .tooManyRequests && third.headers[.rateLimitPolicy] == "\"logins-per-minute\";q=2;w=60")
-            #expect(third.headers[retryAfterField] != nil)
+            // Windows are aligned to the clock's minutes: three logins straddling a minute's end count in two. Each
+            // login verifies a password, which on a loaded machine can take seconds, so three that straddled one are
+            // tried again from the start of the next minute, a fresh window.
+            let calendar = Calendar(identifier: .gregorian)
+            for attempt in 1...3 {
+                let second = calendar.component(.second, from: Date())
+                if attempt > 1 || second > 40 { try await Task.sleep(for: .seconds(61 - second)) }
+                let minute = calendar.component(.minute, from: Date())
+                var logins: [APIResponse] = []
+                for _ in 0..<3 { logins.append(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: credentials)) }
+                if calendar.component(.minute, from: Date()) != minute, attempt < 3 { continue }
+                #expect(logins[0].status == .ok && logins[1].status == .ok)
+                #expect(logins[2].status == .tooManyRequests && logins[2].headers[.rateLimitPolicy] == "\"logins-per-minute\";q=2;w=60")
+                #expect(logins[2].headers[retryAfterField] != nil)
+                break
+            }
             let bad = try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: ["email": "x"])
             #expect(bad.status == .badRequest)  // a malformed body is refused before it is counted
         }
