@@ -45,9 +45,8 @@ public struct ServerSentEventDecoder: Sendable {
     /// Anything left when the body ends (a final event without its blank line).
     public mutating func finish() -> Event? {
         if !pending.isEmpty {
-            let line = pending
+            _ = handle(line: pending[...])
             pending.removeAll()
-            _ = handle(line: line[...])
         }
         return handle(line: [])
     }

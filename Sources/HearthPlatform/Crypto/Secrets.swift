@@ -43,8 +43,9 @@ public enum Secrets {
             var group = UInt32(input[index]) << 16
             if count > 1 { group |= UInt32(input[index + 1]) << 8 }
             if count > 2 { group |= UInt32(input[index + 2]) }
-            for shift in [18, 12, 6, 0].prefix(count + 1) {
-                output.append(base64URLAlphabet[Int((group >> UInt32(shift)) & 0x3F)])
+            // n bytes make n + 1 characters, six bits each from the top of the 24-bit group.
+            for character in 0...count {
+                output.append(base64URLAlphabet[Int((group >> UInt32(18 - 6 * character)) & 0x3F)])
             }
             index += 3
         }
