@@ -23,7 +23,10 @@ struct StreamingHTTP: Sendable {
     ) -> AsyncThrowingStream<CompletionEvent, any Error> {
         AsyncThrowingStream { continuation in
             let progress = NIOLockedValueBox(Progress(deadline: .now + timeouts.firstEvent))
-            let watchdog = Watchdog(eventLoop: client.eventLoopGroup.next(), progress: progress)
+            // The loop this turn runs on (`any()` prefers the current one): arming and stopping the timer then
+            // stays on one thread, where `next()` put half the turns' timers on the other loop, each arm and stop
+            // a cross-thread wake-up.
+            let watchdog = Watchdog(eventLoop: client.eventLoopGroup.any(), progress: progress)
             let consumer = Task {
                 defer { watchdog.stop() }
                 do {
