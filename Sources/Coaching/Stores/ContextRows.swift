@@ -9,7 +9,8 @@ import Personas
 import PostgresNIO
 
 /// The tagged rows of a turn's context, as `hearth_turn_context` and a send's `hearth_turn_begin` return them
-/// (kind, id, number, name, model, url, reference, sealed; migration 0030), gathered into a
+/// (kind, id, number, name, model, url, reference, sealed; migration 0030; the messages in one `history` row since
+/// migration 0032, ``HistoryFrames``), gathered into a
 /// ``TurnStore/Context``. Rows of other kinds are the caller's.
 struct ContextRows {
     typealias Columns = (String, UUID?, Int?, String?, String?, String?, String?, Data?)
@@ -47,7 +48,7 @@ struct ContextRows {
     private var sealedProfile: Data?
     private var memoryRows: [TurnMemory.Row] = []
     private var providers: [ProviderSetting] = []
-    private var history: [(id: UUID, role: ChatMessage.Role, sealed: Data)] = []
+    private var history: [HistoryFrames.Message] = []
 
     init(keys: UserDataKeys, userID: UUID, threadID: UUID) {
         (self.keys, self.userID, self.threadID) = (keys, userID, threadID)
@@ -82,9 +83,8 @@ struct ContextRows {
         case "provider":
             guard let position = number.flatMap(ProviderSetting.Position.init(rawValue:)), let name, let model else { return }
             providers.append(ProviderSetting(position: position, kind: name, model: model, baseURL: url, apiKeyReference: reference))
-        case "message":
-            guard let id, let sealed else { return }
-            history.append((id, name == "user" ? .user : .assistant, sealed))
+        case "history":
+            history = try HistoryFrames.messages(count: number ?? 0, roles: name, frames: sealed)
         default:
             return
         }
