@@ -11,6 +11,9 @@ struct ProviderHTTPClient: Service {
     init(connectionsPerHost: Int) {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
+        // Hearth bootstraps no tracer, yet the client's default is the global no-op one, for which it still builds
+        // every request's span attributes (parsing the URL again): 0.8% of a back-to-back profile.
+        configuration.tracing.tracer = nil
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
