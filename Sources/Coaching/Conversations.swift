@@ -80,7 +80,7 @@ public struct Conversations: Sendable {
             guard let message = try await messages.message(id, threadID: threadID, userID: identity.userID, key: key, on: connection) else {
                 throw APIError.notFound("No such message.")
             }
-            return (message, try await usage.find(messageID: id, on: connection))
+            return (message, try await usage.find(messageID: id, userID: identity.userID, on: connection))
         }
     }
 

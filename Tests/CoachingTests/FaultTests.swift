@@ -93,6 +93,11 @@ import Testing
                 let (_, stored) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(assistantID)/events", headers: [("Last-Event-ID", String(lastID))])
                 #expect(stored.names == ["start", "delta", "done"])
                 #expect(stored.text == whole)
+                // With the usage the live stream ended with (read back from the answer's usage record).
+                let liveUsage = try #require(after.last?["usage"] as? [String: Any])
+                let storedUsage = try #require(stored.last?["usage"] as? [String: Any])
+                #expect(storedUsage["outputTokens"] as? Int == liveUsage["outputTokens"] as? Int)
+                #expect(storedUsage["costMicros"] as? Int == liveUsage["costMicros"] as? Int)
             }
         }
     }

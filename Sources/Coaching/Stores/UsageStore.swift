@@ -40,12 +40,15 @@ struct UsageStore: Sendable {
 }
 
 extension UsageStore {
-    /// The usage recorded for an answer (the latest, if it was retried).
-    func find(messageID: UUID, on connection: PostgresConnection) async throws -> Usage? {
+    /// The usage recorded for `userID`'s answer (the latest, if it was retried). `message_id` has no index (each turn
+    /// would pay for one): by the user, the look-up walks that person's records, newest first, through
+    /// `usage_records_tenant_user_created`; by the message alone it read every record of the tenant (EXPLAIN over
+    /// 6,000 records of 64 people: 1.68 ms and 5,999 rows filtered out, against 0.21 ms and 93).
+    func find(messageID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> Usage? {
         let rows = try await connection.query(
             """
             SELECT input_tokens, output_tokens, tokens_estimated, cost_micros FROM usage_records
-            WHERE message_id = \(messageID) ORDER BY created_at DESC LIMIT 1
+            WHERE user_id = \(userID) AND message_id = \(messageID) ORDER BY created_at DESC LIMIT 1
             """,
             logger: logger
         )
