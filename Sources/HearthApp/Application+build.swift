@@ -90,8 +90,10 @@ public func buildApplication(
         let writer = MemoryWriter(database: database, keyRing: keyRing, transcripts: conversations,
                                   models: MemoryModelSource(database: database, factory: providers), options: config.memoryWriting)
         services.append(JobRunner(store: JobStore(client: postgres, logger: logger),
-                                  handlers: [AbandonedAnswers.job(database: database)] + MemoryJobs.handlers(writer: writer),
-                                  schedules: [AbandonedAnswers.schedule] + MemoryJobs.schedules, options: config.jobs, logger: logger))
+                                  handlers: [AbandonedAnswers.job(database: database), EndedRateWindows.job(database: database)]
+                                      + MemoryJobs.handlers(writer: writer),
+                                  schedules: [AbandonedAnswers.schedule, EndedRateWindows.schedule] + MemoryJobs.schedules,
+                                  options: config.jobs, logger: logger))
     }
     var app = Application(
         router: router,

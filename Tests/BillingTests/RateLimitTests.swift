@@ -9,6 +9,26 @@ import Testing
 /// Rate limits (FR45, NFR18): counted in Postgres so that every instance shares them, answered with 429,
 /// `Retry-After` and the `RateLimit-Policy`/`RateLimit` fields.
 @Suite struct RateLimitTests {
+    @Test func windowsThatHaveEndedAreDeletedByTheHourlySweepAndTheOthersKeepTheirCounts() async throws {
+        let hearth = try await TestHearth.make { $0.jobs.workers = 1 }
+        try await hearth.test { _ in
+            let (first, second) = (UUID(), UUID())
+            // Two tenants' windows: ended an hour ago, ended a second ago, and two still counting.
+            try await hearth.admin("""
+                INSERT INTO rate_windows (tenant_id, name, subject, window_start, window_seconds, quota, used) VALUES
+                ('\(first)', 'requests-per-minute', 'sweep-old', now() - interval '61 minutes', 60, 100, 7),
+                ('\(second)', 'tenant-requests-per-second', 'sweep-just-ended', now() - interval '2 seconds', 1, 100, 3),
+                ('\(first)', 'requests-per-minute', 'sweep-current', now() - interval '10 seconds', 60, 100, 5),
+                ('\(second)', 'logins-per-minute', 'sweep-current', now(), 60, 100, 2)
+                """)
+            // The schedule is due now: the next tick of the job runner enqueues the sweep and runs it.
+            try await hearth.admin("UPDATE job_schedules SET next_run_at = now() WHERE name = 'rate-limits.ended-windows'")
+            #expect(try await hearth.eventually("rate_windows WHERE subject LIKE 'sweep-%'", equals: 2))
+            #expect(try await hearth.adminCount("rate_windows WHERE subject = 'sweep-current' AND used IN (5, 2)") == 2)
+            #expect(try await hearth.adminCount("jobs WHERE kind = 'rate-limits.ended-windows' AND state = 'done'") >= 1)
+        }
+    }
+
     @Test func requestsPerMinuteCountDownInTheHeadersAndTheOneOverIsA429WithRetryAfter() async throws {
         let hearth = try await TestHearth.make()
         let (tenant, key) = try await hearth.createTenant()
