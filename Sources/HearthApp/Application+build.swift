@@ -90,9 +90,11 @@ public func buildApplication(
         let writer = MemoryWriter(database: database, keyRing: keyRing, transcripts: conversations,
                                   models: MemoryModelSource(database: database, factory: providers), options: config.memoryWriting)
         services.append(JobRunner(store: JobStore(client: postgres, logger: logger),
-                                  handlers: [AbandonedAnswers.job(database: database), EndedRateWindows.job(database: database)]
+                                  handlers: [AbandonedAnswers.job(database: database), EndedRateWindows.job(database: database),
+                                             EndedLoginWindows.job(window: config.accounts.loginThrottle.window, database: database)]
                                       + MemoryJobs.handlers(writer: writer),
-                                  schedules: [AbandonedAnswers.schedule, EndedRateWindows.schedule] + MemoryJobs.schedules,
+                                  schedules: [AbandonedAnswers.schedule, EndedRateWindows.schedule, EndedLoginWindows.schedule]
+                                      + MemoryJobs.schedules,
                                   options: config.jobs, logger: logger))
     }
     var app = Application(

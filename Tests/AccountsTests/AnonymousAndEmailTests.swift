@@ -152,6 +152,26 @@ import Testing
         }
     }
 
+    @Test func failureCountersWhoseWindowHasEndedAreDeletedByTheHourlySweep() async throws {
+        let hearth = try await TestHearth.make {
+            $0.accounts.loginThrottle = .init(maxFailuresPerAccount: 5, maxFailuresPerAddress: 20, window: .seconds(600))
+            $0.jobs.workers = 1
+        }
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let guess: (String) -> [String: any Sendable] = { ["email": $0, "password": "guess"] }
+            // One failure counted against an account and the address, both windows then long over.
+            #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: guess("old@example.com")).status == .unauthorized)
+            try await hearth.admin("UPDATE login_throttle SET window_started_at = now() - interval '11 minutes'")
+            // A failure now: a new account counter, and the address's counter starts a new window.
+            #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: guess("new@example.com")).status == .unauthorized)
+            #expect(try await hearth.adminCount("login_throttle") == 3)
+            try await hearth.admin("UPDATE job_schedules SET next_run_at = now() WHERE name = 'accounts.ended-login-windows'")
+            #expect(try await hearth.eventually("login_throttle", equals: 2))
+            #expect(try await hearth.adminCount("login_throttle WHERE failures = 1 AND window_started_at > now() - interval '10 minutes'") == 2)
+        }
+    }
+
     @Test func manyFailuresFromOneAddressAreThrottledAcrossAccounts() async throws {
         let hearth = try await TestHearth.make { $0.accounts.loginThrottle = .init(maxFailuresPerAccount: 100, maxFailuresPerAddress: 4, window: .seconds(600)) }
         let (_, key) = try await hearth.createTenant()
