@@ -165,7 +165,8 @@ import Testing
             try await hearth.admin("UPDATE login_throttle SET window_started_at = now() - interval '11 minutes'")
             // A failure now: a new account counter, and the address's counter starts a new window.
             #expect(try await client.call(.post, "/v1/auth/email/login", clientKey: key, json: guess("new@example.com")).status == .unauthorized)
-            #expect(try await hearth.adminCount("login_throttle") == 3)
+            // The sweep also runs once when the server starts, which on a busy machine may come after the update
+            // above; either way, only the ended counters go.
             try await hearth.admin("UPDATE job_schedules SET next_run_at = now() WHERE name = 'accounts.ended-login-windows'")
             #expect(try await hearth.eventually("login_throttle", equals: 2))
             #expect(try await hearth.adminCount("login_throttle WHERE failures = 1 AND window_started_at > now() - interval '10 minutes'") == 2)
