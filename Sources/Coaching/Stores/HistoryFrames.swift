@@ -24,11 +24,8 @@ enum HistoryFrames {
             var offset = 0
             for role in roleNames {
                 guard bytes.count - offset >= 20 else { throw Malformed() }
-                let id = UUID(uuid: (bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3],
-                                     bytes[offset + 4], bytes[offset + 5], bytes[offset + 6], bytes[offset + 7],
-                                     bytes[offset + 8], bytes[offset + 9], bytes[offset + 10], bytes[offset + 11],
-                                     bytes[offset + 12], bytes[offset + 13], bytes[offset + 14], bytes[offset + 15]))
-                let length = (16..<20).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
+                let id = UUID(uuid: bytes.loadUnaligned(fromByteOffset: offset, as: uuid_t.self))
+                let length = Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 16, as: UInt32.self)))
                 offset += 20
                 guard bytes.count - offset >= length else { throw Malformed() }
                 messages.append((id, role == "user" ? .user : .assistant,
