@@ -59,8 +59,8 @@ public func buildApplication(
     MeController(accounts: accounts, exportSections: [conversations, contextProfiles, memory]).addRoutes(to: identified)
     SubscriptionController(subscriptions: SubscriptionStore(database: database)).addRoutes(to: identified)
     AppStoreController(database: database, tenants: tenants).addRoutes(webhooks: router.group("webhooks"), identified: identified)
-    let providerHTTP = ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
-    let providers = ProviderFactory(client: providerHTTP.client, options: config.llm)
+    let providerHTTP = try ProviderHTTPClient(connectionsPerHost: config.providerConnectionsPerHost)
+    let providers = ProviderFactory(transport: providerHTTP.transport, options: config.llm)
     // The domain files must parse: a server that cannot give new tenants their domains should not start.
     let domains = CoachingDomains(database: database, defaults: try DomainFiles.load(config.domainFiles.path))
     let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers, domains: domains)

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import HearthPlatform
 
@@ -11,9 +10,9 @@ public struct AnthropicProvider: LLMProvider {
     static let apiVersion = "2023-06-01"
 
     /// - Parameter baseURL: e.g. `https://api.anthropic.com` (the path `/v1/messages` is added).
-    public init(model: String, baseURL: String, apiKey: String?, client: HTTPClient, firstEventTimeout: Duration, idleTimeout: Duration) {
+    public init(model: String, baseURL: String, apiKey: String?, transport: ProviderTransport, firstEventTimeout: Duration, idleTimeout: Duration) {
         self.model = model
-        self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, client: client, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
+        self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, transport: transport, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
     }
 
     /// `{"model":…,"system":…,"messages":[{"role":…,"content":…},…],"max_tokens":…,"stream":true}`
@@ -50,7 +49,7 @@ public struct AnthropicProvider: LLMProvider {
         if let apiKey = endpoint.apiKey { headers.append(("x-api-key", apiKey)) }
         // Input tokens arrive in message_start, output tokens in message_delta: report them together.
         let inputTokens = InputTokens()
-        return endpoint.http.stream(url: endpoint.baseURL + "/v1/messages", headers: headers, body: body) { event in
+        return endpoint.stream(path: "/v1/messages", headers: headers, body: body) { event in
             let fields = try JSONFields.read(event.data, Self.eventPaths)
             switch fields[0]?.string {
             case "message_start":

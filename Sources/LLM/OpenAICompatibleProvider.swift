@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import HearthPlatform
 
@@ -9,9 +8,9 @@ public struct OpenAICompatibleProvider: LLMProvider {
     let endpoint: ProviderEndpoint
 
     /// - Parameter baseURL: up to and including the version, e.g. `https://api.openai.com/v1`.
-    public init(model: String, baseURL: String, apiKey: String?, client: HTTPClient, firstEventTimeout: Duration, idleTimeout: Duration) {
+    public init(model: String, baseURL: String, apiKey: String?, transport: ProviderTransport, firstEventTimeout: Duration, idleTimeout: Duration) {
         self.model = model
-        self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, client: client, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
+        self.endpoint = ProviderEndpoint(baseURL: baseURL, apiKey: apiKey, transport: transport, firstEventTimeout: firstEventTimeout, idleTimeout: idleTimeout)
     }
 
     /// `{"model":…,"messages":[{"role":"system","content":…},…],"max_tokens":…,"stream":true,"stream_options":{"include_usage":true}}`
@@ -53,7 +52,7 @@ public struct OpenAICompatibleProvider: LLMProvider {
     public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error> {
         let body = Self.body(model: model, request)
         let headers = endpoint.apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
-        return endpoint.http.stream(url: endpoint.baseURL + "/chat/completions", headers: headers, body: body) { event in
+        return endpoint.stream(path: "/chat/completions", headers: headers, body: body) { event in
             event.data == "[DONE]" ? nil : try Self.events(ofChunk: event.data)
         }
     }

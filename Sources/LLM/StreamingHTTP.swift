@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import HearthPlatform
 import NIOConcurrencyHelpers
@@ -14,11 +13,12 @@ struct StreamingHTTP: Sendable {
         var idle: Duration
     }
 
-    let client: HTTPClient
+    let transport: ProviderTransport
     let timeouts: Timeouts
 
+    /// POSTs `body` to `path` under `base`.
     func stream(
-        url: String, headers: [(String, String)], body: Data,
+        base: Result<ProviderURL, ProviderError>, path: String, headers: [(String, String)], body: Data,
         decode: @escaping @Sendable (ServerSentEventDecoder.Event) throws -> [CompletionEvent]?
     ) -> AsyncThrowingStream<CompletionEvent, any Error> {
         AsyncThrowingStream { continuation in
@@ -26,19 +26,31 @@ struct StreamingHTTP: Sendable {
             // The loop this turn runs on (`any()` prefers the current one): arming and stopping the timer then
             // stays on one thread, where `next()` put half the turns' timers on the other loop, each arm and stop
             // a cross-thread wake-up.
-            let watchdog = Watchdog(eventLoop: client.eventLoopGroup.any(), progress: progress)
+            let watchdog = Watchdog(eventLoop: transport.group.any(), progress: progress)
             let consumer = Task {
                 defer { watchdog.stop() }
                 do {
-                    var request = HTTPClientRequest(url: url)
-                    request.method = .POST
-                    request.headers.add(name: "Content-Type", value: "application/json")
-                    request.headers.add(name: "Accept", value: "text/event-stream")
-                    for (name, value) in headers { request.headers.add(name: name, value: value) }
-                    request.body = .bytes(ByteBuffer(bytes: body))
-                    let response = try await client.execute(request, timeout: .hours(1))
+                    let base = try base.get()
+                    var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: base.path + path)
+                    head.headers.reserveCapacity(6 + headers.count)
+                    head.headers.add(name: "Host", value: base.hostHeader)
+                    head.headers.add(name: "Content-Type", value: "application/json")
+                    head.headers.add(name: "Accept", value: "text/event-stream")
+                    head.headers.add(name: "Content-Length", value: String(body.count))
+                    for (name, value) in headers { head.headers.add(name: name, value: value) }
+                    let (connection, first) = try await transport.send(head, body: ByteBuffer(bytes: body), to: base.origin)
+                    var received = first
+                    let response = received.head!
+                    // Kept for the next request only if its response is read to the end and the server keeps it open.
+                    var reusable = false
+                    defer { transport.release(connection, to: base.origin, reusable: reusable && response.isKeepAlive) }
                     guard response.status == .ok else {
-                        let text = (try? await response.body.collect(upTo: 16 * 1024)).map { String(buffer: $0) } ?? ""
+                        var text = received.body.map { String(buffer: $0) } ?? ""
+                        while !received.ended, text.utf8.count < 16 * 1024, let more = try? await connection.receive() {
+                            received = more
+                            if let body = received.body { text += String(buffer: body) }
+                        }
+                        reusable = received.ended
                         throw Self.error(status: response.status, body: text)
                     }
                     var decoder = ServerSentEventDecoder()
@@ -52,42 +64,44 @@ struct StreamingHTTP: Sendable {
                         continuation.yield(.delta(text))
                         text = ""
                     }
-                    var chunks = response.body.makeAsyncIterator()
-                    body: while let chunk = try await chunks.next() {
-                        // Keep-alive comments keep chunks coming from a stalled upstream: without this check a
-                        // timed-out stream would be read forever and its connection never closed.
-                        try Task.checkCancellation()
-                        for event in decoder.feed(chunk) {
-                            let decoded: [CompletionEvent]?
-                            do {
-                                decoded = try decode(event)
-                            } catch {
-                                flush() // the text before a broken event was received: it is the partial answer
-                                throw error
-                            }
-                            guard let events = decoded else { finished = true; break body }
-                            for item in events {
-                                if case .delta(let piece) = item {
-                                    text += piece
-                                } else {
-                                    flush()
-                                    continuation.yield(item)
+                    body: while true {
+                        if let chunk = received.body {
+                            for event in decoder.feed(chunk) {
+                                let decoded: [CompletionEvent]?
+                                do {
+                                    decoded = try decode(event)
+                                } catch {
+                                    flush() // the text before a broken event was received: it is the partial answer
+                                    throw error
+                                }
+                                guard let events = decoded else { finished = true; break body }
+                                for item in events {
+                                    if case .delta(let piece) = item {
+                                        text += piece
+                                    } else {
+                                        flush()
+                                        continuation.yield(item)
+                                    }
                                 }
                             }
+                            flush()
                         }
-                        flush()
+                        if received.ended { break }
+                        // Keep-alive comments keep data coming from a stalled upstream: without this check a
+                        // timed-out stream would be read forever and its connection never closed.
+                        try Task.checkCancellation()
+                        received = try await connection.receive()
                     }
                     flush()
                     if !finished, let last = decoder.finish(), let events = try decode(last) {
                         events.forEach { continuation.yield($0) }
                     }
                     continuation.finish()
-                    if finished {
-                        // The answer ended at its `[DONE]`, but the response's last chunk may come in a later read.
-                        // Reading it returns the connection to the pool; leaving now would close it, and a third
-                        // of the turns opened a new one (docs/performance-notes.md). The watchdog still bounds it.
-                        while try await chunks.next() != nil {}
-                    }
+                    // The answer may end at its `[DONE]` before the response's last chunk, which can come in a later
+                    // read. Reading it keeps the connection for the next request; leaving now would close it, and a
+                    // third of the turns opened a new one (docs/performance-notes.md). The watchdog still bounds it.
+                    while !received.ended { received = try await connection.receive() }
+                    reusable = true
                 } catch {
                     let timedOut = progress.withLockedValue { $0.timedOut }
                     continuation.finish(throwing: timedOut ? ProviderError(.timeout, "no data within the time limit") : Self.translate(error))
@@ -164,6 +178,7 @@ struct StreamingHTTP: Sendable {
         case let error as ProviderError: return error
         case is JSONFields.Malformed: return ProviderError(.malformed, "unreadable stream data")
         case is CancellationError: return ProviderError(.connection, "cancelled")
+        case is ResponseReader.Closed: return ProviderError(.connection, "the provider closed the connection")
         default: return ProviderError(.connection, String(describing: error).prefix(200).description)
         }
     }
@@ -171,14 +186,20 @@ struct StreamingHTTP: Sendable {
 
 /// What both HTTP providers are configured with: where the API is, the key, and the transport.
 struct ProviderEndpoint: Sendable {
-    let baseURL: String
+    /// A base URL that does not parse fails each request as misconfigured (the chain then falls back).
+    let base: Result<ProviderURL, ProviderError>
     let apiKey: String?
     let http: StreamingHTTP
 
-    init(baseURL: String, apiKey: String?, client: HTTPClient, firstEventTimeout: Duration, idleTimeout: Duration) {
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+    init(baseURL: String, apiKey: String?, transport: ProviderTransport, firstEventTimeout: Duration, idleTimeout: Duration) {
+        self.base = Result { try ProviderURL(baseURL) }.mapError { $0 as? ProviderError ?? ProviderError(.misconfigured, "invalid base URL") }
         self.apiKey = apiKey
-        self.http = StreamingHTTP(client: client, timeouts: .init(firstEvent: firstEventTimeout, idle: idleTimeout))
+        self.http = StreamingHTTP(transport: transport, timeouts: .init(firstEvent: firstEventTimeout, idle: idleTimeout))
+    }
+
+    func stream(path: String, headers: [(String, String)], body: Data,
+                decode: @escaping @Sendable (ServerSentEventDecoder.Event) throws -> [CompletionEvent]?) -> AsyncThrowingStream<CompletionEvent, any Error> {
+        http.stream(base: base, path: path, headers: headers, body: body, decode: decode)
     }
 }
 

@@ -75,6 +75,7 @@ public final class MockLLMControls: Sendable {
         var script: [MockFault?] = []
         var replies: [String] = []
         var requests = 0
+        var stallsLeft = 0
         var clientPorts: Set<Int> = []
         var recording = false
         var conversations: [[MockMessage]] = []
@@ -112,6 +113,13 @@ public final class MockLLMControls: Sendable {
     /// The connections those requests came on (one per client port): fewer than the requests when the client
     /// keeps its connections alive and reuses them.
     public var connectionCount: Int { state.withLockedValue { $0.clientPorts.count } }
+
+    /// Stalled responses whose client closed the connection before the stall ended (it lasts five seconds).
+    public var stallsLeft: Int { state.withLockedValue { $0.stallsLeft } }
+
+    func noteStallLeft() {
+        state.withLockedValue { $0.stallsLeft += 1 }
+    }
 
     /// From now on keep each request's conversation (off by default: decoding it would load benchmarks).
     public func recordConversations() {

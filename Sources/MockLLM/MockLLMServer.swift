@@ -96,7 +96,12 @@ public enum MockLLMServer {
                 // the handler learns that the client has gone, so it ends instead of lingering.
                 for _ in 0..<50 {
                     try await Task.sleep(for: .milliseconds(100))
-                    try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                    do {
+                        try await writer.write(ByteBuffer(string: ": waiting\n\n"))
+                    } catch {
+                        controls.noteStallLeft()
+                        throw error
+                    }
                 }
                 try await writer.finish(nil)
                 return

@@ -18,9 +18,9 @@ import Testing
                 policy.baseBackoff = .milliseconds(20)
                 let chain = ProviderChain(providers: [
                     OpenAICompatibleProvider(model: "primary-model", baseURL: "http://127.0.0.1:\(primaryClient.port!)/v1", apiKey: nil,
-                                             client: .shared, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
+                                             transport: transport, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
                     AnthropicProvider(model: "fallback-model", baseURL: "http://127.0.0.1:\(fallbackClient.port!)", apiKey: nil,
-                                      client: .shared, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
+                                      transport: transport, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
                 ], policy: policy)
                 try await body(primary, fallback, chain)
             }

@@ -6,7 +6,9 @@ import LLM
 import MockLLM
 import NIOCore
 import Testing
-import AsyncHTTPClient
+
+/// The tests' providers share one transport; each test's mock listens on its own port, so its connections are its own.
+let transport = try! ProviderTransport(connectionsPerOrigin: 64)
 
 @Suite struct ServerSentEventDecoderTests {
     @Test func decodesEventsSplitAcrossChunksAndLineEndings() {
@@ -56,11 +58,11 @@ import AsyncHTTPClient
     }
 
     func openAI(_ base: String, firstEvent: Duration = .seconds(5)) -> OpenAICompatibleProvider {
-        OpenAICompatibleProvider(model: "gpt-test", baseURL: base + "/v1", apiKey: "sk-test", client: .shared, firstEventTimeout: firstEvent, idleTimeout: .seconds(5))
+        OpenAICompatibleProvider(model: "gpt-test", baseURL: base + "/v1", apiKey: "sk-test", transport: transport, firstEventTimeout: firstEvent, idleTimeout: .seconds(5))
     }
 
     func anthropic(_ base: String) -> AnthropicProvider {
-        AnthropicProvider(model: "claude-test", baseURL: base, apiKey: "sk-ant", client: .shared, firstEventTimeout: .seconds(5), idleTimeout: .seconds(5))
+        AnthropicProvider(model: "claude-test", baseURL: base, apiKey: "sk-ant", transport: transport, firstEventTimeout: .seconds(5), idleTimeout: .seconds(5))
     }
 
     static let request = CompletionRequest(system: "Be kind.", messages: [.init(role: .user, content: "Hello there")])
@@ -117,6 +119,10 @@ import AsyncHTTPClient
             await #expect(throws: ProviderError(.timeout, "no data within the time limit")) {
                 _ = try await collect(openAI(base, firstEvent: .milliseconds(300)).stream(Self.request))
             }
+            // The timed-out connection is closed, not left to the provider: the mock's stall (five seconds of
+            // keep-alive comments) finds its client gone at its next comment.
+            for _ in 0..<40 where controls.stallsLeft == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(controls.stallsLeft == 1)
         }
     }
 

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import HearthPlatform
 import LLM
@@ -14,11 +13,11 @@ public struct ProviderFactory: Sendable {
         public init() {}
     }
 
-    let client: HTTPClient
+    let transport: ProviderTransport
     let options: Options
 
-    public init(client: HTTPClient, options: Options) {
-        self.client = client
+    public init(transport: ProviderTransport, options: Options) {
+        self.transport = transport
         self.options = options
     }
 
@@ -45,12 +44,12 @@ public struct ProviderFactory: Sendable {
         switch setting.kind {
         case "openai":
             return OpenAICompatibleProvider(
-                model: setting.model, baseURL: setting.baseURL ?? "https://api.openai.com/v1", apiKey: key, client: client,
+                model: setting.model, baseURL: setting.baseURL ?? "https://api.openai.com/v1", apiKey: key, transport: transport,
                 firstEventTimeout: options.firstTokenTimeout, idleTimeout: options.idleTimeout
             )
         case "anthropic":
             return AnthropicProvider(
-                model: setting.model, baseURL: setting.baseURL ?? "https://api.anthropic.com", apiKey: key, client: client,
+                model: setting.model, baseURL: setting.baseURL ?? "https://api.anthropic.com", apiKey: key, transport: transport,
                 firstEventTimeout: options.firstTokenTimeout, idleTimeout: options.idleTimeout
             )
         case "offline":
