@@ -42,51 +42,112 @@ public struct ProviderChain: Sendable {
 
     public var primary: any LLMProvider { providers[0] }
 
-    public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<Event, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                let started = ContinuousClock.now
-                var failures: [ProviderError] = []
-                for provider in providers {
-                    for attempt in 0..<policy.attemptsPerProvider {
-                        if attempt > 0 {
-                            let delay = backoff(attempt: attempt)
-                            guard ContinuousClock.now - started + delay < policy.failureBudget else { break }
-                            try? await Task.sleep(for: delay)
-                        }
-                        if Task.isCancelled { continuation.finish(throwing: CancellationError()); return }
-                        var answering = false
-                        do {
-                            for try await event in provider.stream(request) {
-                                switch event {
-                                case .delta(let text):
-                                    if !answering {
-                                        answering = true
-                                        continuation.yield(.answering(kind: provider.kind, model: provider.model))
-                                    }
-                                    continuation.yield(.delta(text))
-                                case .usage(let input, let output):
-                                    continuation.yield(.usage(inputTokens: input, outputTokens: output))
-                                }
-                            }
-                            if !answering { throw ProviderError(.malformed, "the stream ended without any text") }
-                            continuation.finish()
-                            return
-                        } catch {
-                            let failure = StreamingHTTP.translate(error)
-                            if answering {
-                                continuation.finish(throwing: ChainFailure.interrupted(failure))
-                                return
-                            }
-                            failures.append(failure)
-                            if !failure.isRetryable || ContinuousClock.now - started >= policy.failureBudget { break }
-                        }
-                    }
-                    if ContinuousClock.now - started >= policy.failureBudget { break }
-                }
-                continuation.finish(throwing: ChainFailure.unavailable(failures))
+    /// The answer, read in the caller's task: the chain has no task of its own, so an event reaches the caller with
+    /// one hop fewer. The primary provider is asked at once, so that its request is under way while the caller
+    /// sends what it has before the answer.
+    public func stream(_ request: CompletionRequest) -> Stream {
+        Stream(iterator: Stream.Iterator(chain: self, request: request))
+    }
+
+    /// One answer, to be read once.
+    public struct Stream: AsyncSequence {
+        public typealias Element = Event
+        let iterator: Iterator
+
+        public func makeAsyncIterator() -> Iterator {
+            iterator
+        }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            let chain: ProviderChain
+            let request: CompletionRequest
+            let started = ContinuousClock.now
+            var provider = 0
+            var attempt = 0
+            /// The current attempt's answer; `nil` between attempts. Dropping it ends that provider's stream.
+            var current: AsyncThrowingStream<CompletionEvent, any Error>.AsyncIterator?
+            var answering = false
+            /// The first delta, held while `answering` goes out before it.
+            var first: String?
+            var failures: [ProviderError] = []
+            var done = false
+
+            init(chain: ProviderChain, request: CompletionRequest) {
+                self.chain = chain
+                self.request = request
+                current = chain.providers[0].stream(request).makeAsyncIterator()
             }
-            continuation.onTermination = { _ in task.cancel() }
+
+            public mutating func next() async throws -> Event? {
+                if let text = first {
+                    first = nil
+                    return .delta(text)
+                }
+                while !done {
+                    if current == nil { try await startNextAttempt() }
+                    do {
+                        guard let event = try await current!.next() else {
+                            if !answering { throw ProviderError(.malformed, "the stream ended without any text") }
+                            done = true
+                            return nil
+                        }
+                        switch event {
+                        case .delta(let text):
+                            guard answering else {
+                                answering = true
+                                first = text
+                                let provider = chain.providers[provider]
+                                return .answering(kind: provider.kind, model: provider.model)
+                            }
+                            return .delta(text)
+                        case .usage(let input, let output):
+                            return .usage(inputTokens: input, outputTokens: output)
+                        }
+                    } catch {
+                        current = nil
+                        let failure = StreamingHTTP.translate(error)
+                        if answering {
+                            done = true
+                            throw ChainFailure.interrupted(failure)
+                        }
+                        failures.append(failure)
+                        // A failure that retrying cannot mend moves on to the next provider.
+                        if !failure.isRetryable { attempt = chain.policy.attemptsPerProvider }
+                    }
+                }
+                return nil
+            }
+
+            /// The next attempt: the same provider after a backoff, or the next provider; none within the budget
+            /// (or the caller cancelled) ends the chain as unavailable.
+            mutating func startNextAttempt() async throws {
+                attempt += 1
+                if attempt >= chain.policy.attemptsPerProvider {
+                    provider += 1
+                    attempt = 0
+                }
+                let elapsed = ContinuousClock.now - started
+                guard provider < chain.providers.count, elapsed < chain.policy.failureBudget else { try giveUp() }
+                if attempt > 0 {
+                    let delay = chain.backoff(attempt: attempt)
+                    guard elapsed + delay < chain.policy.failureBudget else {
+                        // This provider's retries would overrun the budget: the next one, if any, gets its first try.
+                        attempt = chain.policy.attemptsPerProvider - 1
+                        return try await startNextAttempt()
+                    }
+                    try? await Task.sleep(for: delay)
+                }
+                if Task.isCancelled {
+                    done = true
+                    throw CancellationError()
+                }
+                current = chain.providers[provider].stream(request).makeAsyncIterator()
+            }
+
+            mutating func giveUp() throws -> Never {
+                done = true
+                throw ChainFailure.unavailable(failures)
+            }
         }
     }
 

@@ -252,9 +252,9 @@ public struct ChatTurn: Sendable {
         route: String?, tenant: Tenant, identity: Identity, key: SymmetricKey
     ) async {
         let started = ContinuousClock.now
-        // The provider is asked first (its stream starts its own task at once): the events before the answer go
-        // out while it thinks, instead of delaying the request. The loop below takes the only reference, so that
-        // leaving it ends the stream.
+        // The provider is asked first (the chain's stream sends the primary's request at once): the events before
+        // the answer go out while it thinks, instead of delaying the request. The loop below takes the only
+        // reference, so that leaving it ends the stream.
         var answer = Optional(chain.stream(request))
         await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
                                                    assistantMessageId: generation.assistantMessageID))
