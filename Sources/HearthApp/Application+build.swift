@@ -43,6 +43,7 @@ public func buildApplication(
     let tenants = TenantStore(database: database, keyRing: keyRing)
 
     let router = Router(context: HearthRequestContext.self)
+    router.add(middleware: EventLoopAffinityMiddleware(executors: EventLoopExecutors()))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: MetricsMiddleware())

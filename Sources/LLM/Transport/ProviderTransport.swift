@@ -77,6 +77,7 @@ public final class ProviderTransport: Sendable {
             state.nextWaiter += 1
             return state.nextWaiter
         }
+        let loop = MultiThreadedEventLoopGroup.currentEventLoop
         // An idle connection, or `nil` for a place to open one: at once, or when a connection is released.
         let handed: ProviderConnection? = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -84,9 +85,16 @@ public final class ProviderTransport: Sendable {
                     guard !state.shutDown else { return .failure(ShutDown()) }
                     var pool = state.pools[origin, default: Pool()]
                     defer { state.pools[origin] = pool }
-                    while !fresh, let idle = pool.idle.popLast() {
-                        if idle.connection.isActive { return .success(idle.connection) }
+                    pool.idle.removeAll { idle in
+                        guard !idle.connection.isActive else { return false }
                         pool.open -= 1
+                        return true
+                    }
+                    if !fresh, !pool.idle.isEmpty {
+                        // One on the caller's loop if there is one: its bytes then reach the caller without a thread
+                        // hand-over (EventLoopExecutors).
+                        let index = loop.flatMap { loop in pool.idle.lastIndex { $0.connection.channel.eventLoop === loop } }
+                        return .success(pool.idle.remove(at: index ?? pool.idle.count - 1).connection)
                     }
                     if pool.open < connectionsPerOrigin {
                         pool.open += 1
@@ -108,7 +116,7 @@ public final class ProviderTransport: Sendable {
             waiter?.resume(throwing: CancellationError())
         }
         if let handed { return (handed, true) }
-        return (try await connectCounted(origin), false)
+        return (try await connectCounted(origin, on: loop), false)
     }
 
     /// Takes a connection back after its exchange: kept for the next request when `reusable` (its response was
@@ -181,9 +189,9 @@ public final class ProviderTransport: Sendable {
     }
 
     /// Opens a connection already counted in its pool's `open`; uncounts it if that fails.
-    private func connectCounted(_ origin: Origin) async throws -> ProviderConnection {
+    private func connectCounted(_ origin: Origin, on loop: (any EventLoop)?) async throws -> ProviderConnection {
         do {
-            return try await connect(origin)
+            return try await connect(origin, on: loop)
         } catch {
             let waiter = state.withLockedValue { state -> CheckedContinuation<ProviderConnection?, any Error>? in
                 state.pools[origin]!.open -= 1
@@ -198,12 +206,13 @@ public final class ProviderTransport: Sendable {
         }
     }
 
-    private func connect(_ origin: Origin) async throws -> ProviderConnection {
+    /// On the caller's loop when it runs on one of ours.
+    private func connect(_ origin: Origin, on loop: (any EventLoop)?) async throws -> ProviderConnection {
         let reader = ResponseReader()
         let tls = origin.tls ? self.tls : nil
         // SNI and certificate checks by name, except for an address: NIOSSL then checks the certificate's IP entries.
         let serverName = origin.tls && !Self.isAddress(origin.host) ? origin.host : nil
-        let channel = try await ClientBootstrap(group: group)
+        let channel = try await ClientBootstrap(group: loop.flatMap { loop in group.makeIterator().contains { $0 === loop } ? loop : nil } ?? group)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
