@@ -27,7 +27,8 @@ struct StreamingHTTP: Sendable {
             // stays on one thread, where `next()` put half the turns' timers on the other loop, each arm and stop
             // a cross-thread wake-up.
             let watchdog = Watchdog(eventLoop: transport.group.any(), progress: progress)
-            let consumer = Task {
+            // On the caller's event loop, where the provider connection is picked (EventLoopExecutors).
+            let consumer = Task(executorPreference: EventLoopTaskExecutor.current) {
                 defer { watchdog.stop() }
                 do {
                     let base = try base.get()

@@ -6,6 +6,8 @@ import HearthPlatform
 import HearthTestSupport
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
+import NIOPosix
 import Testing
 
 @Suite struct HTTPBasicsTests {
@@ -34,6 +36,27 @@ import Testing
                 #expect(error?["message"] is String)
             }
         }
+    }
+
+    /// A handler, its response's body and the tasks it starts run on the event loop of the request's connection
+    /// (EventLoopAffinityMiddleware), where its own I/O needs no hand-over between threads.
+    @Test func aRequestRunsOnItsConnectionsEventLoop() async throws {
+        let hearth = try await TestHearth.make()
+        let response = try await hearth.test(configureRouter: { router in
+            router.get("/test/loop") { _, context -> Response in
+                let loop = context.eventLoop
+                let inHandler = MultiThreadedEventLoopGroup.currentEventLoop === loop
+                let inTask = await Task(executorPreference: EventLoopTaskExecutor.current) {
+                    MultiThreadedEventLoopGroup.currentEventLoop === loop
+                }.value
+                return Response(status: .ok, body: ResponseBody { writer in
+                    let inBody = MultiThreadedEventLoopGroup.currentEventLoop === loop
+                    try await writer.write(ByteBuffer(string: "handler \(inHandler), task \(inTask), body \(inBody)"))
+                    try await writer.finish(nil)
+                })
+            }
+        }) { client in try await client.call(.get, "/test/loop") }
+        #expect(response.text == "handler true, task true, body true")
     }
 
     @Test func everyResponseCarriesARequestIDAndAcceptsASaneOne() async throws {

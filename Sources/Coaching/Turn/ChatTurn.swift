@@ -238,9 +238,9 @@ public struct ChatTurn: Sendable {
         let chain = factory.chain(for: context.providers, economyModel: context.admission?.economyModel)
         // Only a message that showed a crisis announces one; later messages in crisis support just follow it.
         let crisis = plan.classification.crisis.crisis.map { CrisisEvent(kind: $0, resources: plan.resources) }
-        // Not a child of the request: a client that disconnects must not cancel the answer. Not detached either,
-        // so that it runs where the request does, on its connection's event loop (EventLoopExecutors).
-        Task { [self] in
+        // Not a child of the request: a client that disconnects must not cancel the answer. It runs where the
+        // request does, on its connection's event loop (EventLoopExecutors).
+        Task(executorPreference: EventLoopTaskExecutor.current) { [self] in
             await run(generation, request: request, recollection: recollection, crisis: crisis, chain: chain, route: route,
                       tenant: tenant, identity: identity, key: context.key)
             registry.remove(exchange.assistantMessageID)

@@ -29,6 +29,11 @@ public final class EventLoopExecutors: Sendable {
 
 /// A task executor that runs its jobs on one event loop.
 public final class EventLoopTaskExecutor: TaskExecutor {
+    /// The executor of the request being handled. Structured child tasks inherit a task executor preference, but
+    /// a `Task {}` does not: one that should run where its request does asks for this one
+    /// (`Task(executorPreference: EventLoopTaskExecutor.current)`).
+    @TaskLocal public static var current: EventLoopTaskExecutor?
+
     let loop: any EventLoop
 
     init(_ loop: any EventLoop) {
@@ -43,8 +48,8 @@ public final class EventLoopTaskExecutor: TaskExecutor {
     }
 }
 
-/// The outermost middleware: the handler and its response's body run on the connection's event loop. Tasks the
-/// handler starts (`Task {}`, not detached) inherit the preference.
+/// The outermost middleware: the handler and its response's body run on the connection's event loop, and
+/// ``EventLoopTaskExecutor/current`` names it for the tasks they start.
 public struct EventLoopAffinityMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
     let executors: EventLoopExecutors
 
@@ -54,10 +59,14 @@ public struct EventLoopAffinityMiddleware<Context: HearthRequestContextProtocol>
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let executor = executors.executor(for: context.eventLoop) else { return try await next(request, context) }
-        var response = try await withTaskExecutorPreference(executor) { try await next(request, context) }
+        var response = try await EventLoopTaskExecutor.$current.withValue(executor) {
+            try await withTaskExecutorPreference(executor) { try await next(request, context) }
+        }
         let body = response.body
         response.body = ResponseBody(contentLength: body.contentLength) { writer in
-            try await withTaskExecutorPreference(executor) { try await body.write(writer) }
+            try await EventLoopTaskExecutor.$current.withValue(executor) {
+                try await withTaskExecutorPreference(executor) { try await body.write(writer) }
+            }
         }
         return response
     }
