@@ -30,8 +30,13 @@ import X509
         let v6 = try ProviderURL("http://[::1]:8000/v1")
         #expect(v6.origin == .init(tls: false, host: "::1", port: 8000))
         #expect(v6.hostHeader == "[::1]:8000")
+        #expect(v6.path == "/v1")
+        let v6Default = try ProviderURL("https://[2001:db8::1]/")
+        #expect(v6Default.origin == .init(tls: true, host: "2001:db8::1", port: 443))
+        #expect(v6Default.hostHeader == "[2001:db8::1]")
+        #expect(v6Default.path == "")
         for bad in ["ftp://example.com", "https://", "http://host:0", "http://host:99999", "http://host:port", "https://host/v1?key=1",
-                    "http://user@host", "http://[::1"] {
+                    "http://user@host", "http://[::1", "http://[::1]x", "http://:80/v1"] {
             #expect(throws: ProviderError.self, "\(bad)") { try ProviderURL(bad) }
         }
     }
