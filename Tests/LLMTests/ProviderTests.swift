@@ -121,7 +121,7 @@ let transport = try! ProviderTransport(connectionsPerOrigin: 64)
             }
             // The timed-out connection is closed, not left to the provider: the mock's stall (five seconds of
             // keep-alive comments) finds its client gone at its next comment.
-            for _ in 0..<40 where controls.stallsLeft == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            for _ in 0..<80 where controls.stallsLeft == 0 { try await Task.sleep(for: .milliseconds(50)) }
             #expect(controls.stallsLeft == 1)
         }
     }

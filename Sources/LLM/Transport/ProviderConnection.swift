@@ -25,15 +25,17 @@ final class ProviderConnection: Sendable {
 
     var isActive: Bool { channel.isActive }
 
-    /// Writes the request on the connection's own loop: three parts, one flush, one system call.
+    /// Writes the request on the connection's own loop: three parts, one flush, one system call. At once when the
+    /// caller runs on that loop (EventLoopExecutors), else handed to it.
     func send(_ head: HTTPRequestHead, body: ByteBuffer) {
         reader.expectResponse()
         let channel = channel
-        channel.eventLoop.execute {
+        let write = {
             channel.write(HTTPClientRequestPart.head(head), promise: nil)
             channel.write(HTTPClientRequestPart.body(.byteBuffer(body)), promise: nil)
             channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
         }
+        if channel.eventLoop.inEventLoop { write() } else { channel.eventLoop.execute(write) }
     }
 
     /// Waits for the next part of the response. A connection failure is thrown only once everything received
