@@ -43,7 +43,6 @@ public func buildApplication(
     let tenants = TenantStore(database: database, keyRing: keyRing)
 
     let router = Router(context: HearthRequestContext.self)
-    router.add(middleware: EventLoopAffinityMiddleware(executors: EventLoopExecutors()))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: MetricsMiddleware())
@@ -102,6 +101,8 @@ public func buildApplication(
         router: router,
         // A backlog of 2,048 pending connections rather than NIO's 256: phones reconnect in bursts (a network
         // back, a push to every user), and a full queue drops their connection attempts (issue 3's 2,000 streams).
+        // Each connection's requests are handled on its own event loop (decision 0022).
+        server: .http1OnConnectionLoops(EventLoopExecutors()),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "Hearth", backlog: 2048),
         services: services,
         logger: logger

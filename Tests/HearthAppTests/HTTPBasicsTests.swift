@@ -39,7 +39,7 @@ import Testing
     }
 
     /// A handler, its response's body and the tasks it starts run on the event loop of the request's connection
-    /// (EventLoopAffinityMiddleware), where its own I/O needs no hand-over between threads.
+    /// (`HTTPServerBuilder.http1OnConnectionLoops`), where its own I/O needs no hand-over between threads.
     @Test func aRequestRunsOnItsConnectionsEventLoop() async throws {
         let hearth = try await TestHearth.make()
         let response = try await hearth.test(configureRouter: { router in

@@ -1,10 +1,12 @@
 import Hummingbird
+import HummingbirdCore
+import Logging
 import NIOCore
 import NIOPosix
 
 /// Runs a request's tasks on the event loop of its connection (a Swift task executor per loop).
 ///
-/// Without it, a request's code runs on Swift's global executor, a pool of threads apart from NIO's event loops,
+/// Without it, a connection's task and a request's code run on Swift's global executor, a pool of threads apart from NIO's event loops,
 /// and every hand-over between the two (a database reply, a provider's bytes, a frame written to the client) wakes
 /// another thread. A chat turn made about twenty such hand-overs (docs/performance-notes.md). On its connection's
 /// loop, the turn's own work, its stream to the client and its provider connection (``ProviderTransport`` opens
@@ -48,26 +50,30 @@ public final class EventLoopTaskExecutor: TaskExecutor {
     }
 }
 
-/// The outermost middleware: the handler and its response's body run on the connection's event loop, and
-/// ``EventLoopTaskExecutor/current`` names it for the tasks they start.
-public struct EventLoopAffinityMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
+extension HTTPServerBuilder {
+    /// HTTP/1.1 as Hummingbird serves it, each connection's task on the connection's event loop: reading its
+    /// requests, the handlers, writing the responses. ``EventLoopTaskExecutor/current`` names that loop's executor
+    /// for the tasks they start.
+    public static func http1OnConnectionLoops(_ executors: EventLoopExecutors) -> HTTPServerBuilder {
+        .init { responder in
+            OnConnectionLoop(base: HTTP1Channel(responder: responder, configuration: .init()), executors: executors)
+        }
+    }
+}
+
+/// A child channel whose connection task runs on the connection's event loop.
+struct OnConnectionLoop<Base: ServerChildChannel>: ServerChildChannel {
+    let base: Base
     let executors: EventLoopExecutors
 
-    public init(executors: EventLoopExecutors) {
-        self.executors = executors
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Base.Value> {
+        base.setup(channel: channel, logger: logger)
     }
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let executor = executors.executor(for: context.eventLoop) else { return try await next(request, context) }
-        var response = try await EventLoopTaskExecutor.$current.withValue(executor) {
-            try await withTaskExecutorPreference(executor) { try await next(request, context) }
+    func handle(value: Base.Value, logger: Logger) async {
+        guard let executor = executors.executor(for: value.channel.eventLoop) else { return await base.handle(value: value, logger: logger) }
+        await EventLoopTaskExecutor.$current.withValue(executor) {
+            await withTaskExecutorPreference(executor) { await base.handle(value: value, logger: logger) }
         }
-        let body = response.body
-        response.body = ResponseBody(contentLength: body.contentLength) { writer in
-            try await EventLoopTaskExecutor.$current.withValue(executor) {
-                try await withTaskExecutorPreference(executor) { try await body.write(writer) }
-            }
-        }
-        return response
     }
 }
