@@ -14,8 +14,6 @@ public protocol HearthRequestContextProtocol: RequestContext {
     var operatorSession: OperatorSession? { get set }
     /// The peer's IP address (for per-IP throttles). Proxies are not trusted: see docs/security.md.
     var remoteAddress: String? { get }
-    /// The event loop of the request's connection (``EventLoopAffinityMiddleware``).
-    var eventLoop: any EventLoop { get }
 }
 
 /// The request context of the JSON API.
@@ -27,12 +25,10 @@ public struct HearthRequestContext: HearthRequestContextProtocol {
     public var uncheckedIdentity: Identity?
     public var operatorSession: OperatorSession?
     public let remoteAddress: String?
-    public let eventLoop: any EventLoop
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
-        self.eventLoop = source.channel.eventLoop
     }
 
     /// API bodies are small JSON documents; anything larger is refused with 413 before it is buffered.
