@@ -24,12 +24,34 @@ public final class ProviderTransport: Sendable {
     }
 
     private struct Pool {
+        typealias Waiter = (id: Int, continuation: CheckedContinuation<ProviderConnection?, any Error>)
         /// Most recently used last: a request takes the warmest.
         var idle: [Idle] = []
         /// Connections open or opening, idle ones included.
         var open = 0
         /// Requests waiting for a connection: handed a freed one, or `nil` to open their own.
-        var waiters: [(id: Int, continuation: CheckedContinuation<ProviderConnection?, any Error>)] = []
+        var waiters: [Waiter] = []
+
+        /// An idle connection (one on `loop` if there is one: its bytes then reach the caller without a thread
+        /// hand-over, EventLoopExecutors), or `nil` for a place to open one; else `waiter` waits, and `nil` is
+        /// returned.
+        mutating func take(fresh: Bool, on loop: (any EventLoop)?, limit: Int, waiter: Waiter) -> Result<ProviderConnection?, any Error>? {
+            while !fresh, !idle.isEmpty {
+                let index = loop.flatMap { loop in idle.lastIndex { $0.connection.channel.eventLoop === loop } } ?? idle.count - 1
+                let connection = idle.remove(at: index).connection
+                if connection.isActive { return .success(connection) }
+                open -= 1 // closed by the server while idle
+            }
+            if open < limit {
+                open += 1
+                return .success(nil)
+            }
+            // Checked under the lock that the cancellation handler takes: it either ran before (and this sees it)
+            // or finds this waiter.
+            guard !Task.isCancelled else { return .failure(CancellationError()) }
+            waiters.append(waiter)
+            return nil
+        }
     }
 
     private struct State {
@@ -83,28 +105,9 @@ public final class ProviderTransport: Sendable {
             try await withCheckedThrowingContinuation { continuation in
                 let now: Result<ProviderConnection?, any Error>? = state.withLockedValue { state in
                     guard !state.shutDown else { return .failure(ShutDown()) }
-                    var pool = state.pools[origin, default: Pool()]
-                    defer { state.pools[origin] = pool }
-                    pool.idle.removeAll { idle in
-                        guard !idle.connection.isActive else { return false }
-                        pool.open -= 1
-                        return true
-                    }
-                    if !fresh, !pool.idle.isEmpty {
-                        // One on the caller's loop if there is one: its bytes then reach the caller without a thread
-                        // hand-over (EventLoopExecutors).
-                        let index = loop.flatMap { loop in pool.idle.lastIndex { $0.connection.channel.eventLoop === loop } }
-                        return .success(pool.idle.remove(at: index ?? pool.idle.count - 1).connection)
-                    }
-                    if pool.open < connectionsPerOrigin {
-                        pool.open += 1
-                        return .success(nil)
-                    }
-                    // Checked under the lock that the cancellation handler takes: it either ran before (and this
-                    // sees it) or finds this waiter.
-                    guard !Task.isCancelled else { return .failure(CancellationError()) }
-                    pool.waiters.append((id, continuation))
-                    return nil
+                    // The pool is changed in place (a copy of it would copy its arrays).
+                    return state.pools[origin, default: Pool()].take(fresh: fresh, on: loop, limit: connectionsPerOrigin,
+                                                                   waiter: (id, continuation))
                 }
                 if let now { continuation.resume(with: now) }
             }
@@ -122,22 +125,10 @@ public final class ProviderTransport: Sendable {
     /// Takes a connection back after its exchange: kept for the next request when `reusable` (its response was
     /// read to the end and the server keeps it alive), closed otherwise. A waiting request gets it, or its place.
     func release(_ connection: ProviderConnection, to origin: Origin, reusable: Bool) {
-        enum After { case kept, close, hand(CheckedContinuation<ProviderConnection?, any Error>), closeAndHand(CheckedContinuation<ProviderConnection?, any Error>) }
         let keep = reusable && connection.isActive
         let after: After = state.withLockedValue { state in
-            var pool = state.pools[origin, default: Pool()]
-            defer { state.pools[origin] = pool }
-            if !state.shutDown, !pool.waiters.isEmpty {
-                let waiter = pool.waiters.removeFirst().continuation
-                // A closed connection's place in `open` passes to the connection the waiter opens.
-                return keep ? .hand(waiter) : .closeAndHand(waiter)
-            }
-            if keep, !state.shutDown {
-                pool.idle.append(Idle(connection: connection, since: .now()))
-                return .kept
-            }
-            pool.open -= 1
-            return .close
+            let shutDown = state.shutDown
+            return Self.give(connection, keep: keep, shutDown: shutDown, to: &state.pools[origin, default: Pool()])
         }
         switch after {
         case .kept: break
@@ -147,6 +138,26 @@ public final class ProviderTransport: Sendable {
             connection.close()
             waiter.resume(returning: nil)
         }
+    }
+
+    private enum After {
+        case kept, close
+        case hand(CheckedContinuation<ProviderConnection?, any Error>)
+        case closeAndHand(CheckedContinuation<ProviderConnection?, any Error>)
+    }
+
+    private static func give(_ connection: ProviderConnection, keep: Bool, shutDown: Bool, to pool: inout Pool) -> After {
+        if !shutDown, !pool.waiters.isEmpty {
+            let waiter = pool.waiters.removeFirst().continuation
+            // A closed connection's place in `open` passes to the connection the waiter opens.
+            return keep ? .hand(waiter) : .closeAndHand(waiter)
+        }
+        if keep, !shutDown {
+            pool.idle.append(Idle(connection: connection, since: .now()))
+            return .kept
+        }
+        pool.open -= 1
+        return .close
     }
 
     /// Closes every idle connection and refuses new requests; answers in flight finish on theirs.
