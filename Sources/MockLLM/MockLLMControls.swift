@@ -76,6 +76,8 @@ public final class MockLLMControls: Sendable {
         var replies: [String] = []
         var requests = 0
         var stallsLeft = 0
+        var holdAfter: Int?
+        var held: [CheckedContinuation<Void, Never>] = []
         var clientPorts: Set<Int> = []
         var recording = false
         var conversations: [[MockMessage]] = []
@@ -113,6 +115,35 @@ public final class MockLLMControls: Sendable {
     /// The connections those requests came on (one per client port): fewer than the requests when the client
     /// keeps its connections alive and reuses them.
     public var connectionCount: Int { state.withLockedValue { $0.clientPorts.count } }
+
+    /// From now on, streamed answers pause after this many tokens until ``release()``: a test can then act while
+    /// an answer is certainly in flight.
+    public func hold(afterTokens tokens: Int) {
+        state.withLockedValue { $0.holdAfter = tokens }
+    }
+
+    /// Lets the held answers go on, and stops holding.
+    public func release() {
+        let held = state.withLockedValue { state in
+            state.holdAfter = nil
+            defer { state.held = [] }
+            return state.held
+        }
+        held.forEach { $0.resume() }
+    }
+
+    /// Waits for ``release()`` when an answer is held after `tokens`.
+    func pause(after tokens: Int) async {
+        guard state.withLockedValue({ $0.holdAfter == tokens }) else { return }
+        await withCheckedContinuation { continuation in
+            let waiting = state.withLockedValue { state in
+                guard state.holdAfter == tokens else { return false }
+                state.held.append(continuation)
+                return true
+            }
+            if !waiting { continuation.resume() }
+        }
+    }
 
     /// Stalled responses whose client closed the connection before the stall ended (it lasts five seconds).
     public var stallsLeft: Int { state.withLockedValue { $0.stallsLeft } }

@@ -131,6 +131,7 @@ public enum MockLLMServer {
                     out.clear()
                     try await Task.sleep(for: gap)
                 }
+                await controls.pause(after: index + 1)
             }
             switch dialect {
             case .openAI:

@@ -77,18 +77,28 @@ import Testing
     }
 
     @Test func reconnectingWithLastEventIDResumesTheGenerationInFlight() async throws {
-        // Slow enough (3 s) that the reconnect lands mid-answer even when the whole suite loads the machine.
-        try await withMockedHearth(.init(tokensPerSecond: 10, responseTokens: 30)) { _, hearth, key, port in
+        try await withMockedHearth(.init(tokensPerSecond: 50, responseTokens: 30)) { controls, hearth, key, port in
             try await hearth.test { client in
                 let coachee = try await Coachee.make(client, key: key)
-                let (_, before) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Resume me"], stopAfter: 4)
+                // The answer waits after its third token until the reconnect is in, however loaded the machine. The
+                // first client hangs up after `start` and one delta (tokens that arrive together are one delta).
+                controls.hold(afterTokens: 3)
+                let (_, before) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Resume me"], stopAfter: 2)
                 let assistantID = try #require(before.first?["assistantMessageId"] as? String)
                 let lastID = try #require(before.last?.id)
-                let (_, after) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(assistantID)/events", headers: [("Last-Event-ID", String(lastID))])
-                #expect(after.first?.id == lastID + 1)
+                // Resumed from the event before the last received, so the stream starts at once with one event: its
+                // arrival shows the reconnect subscribed, and the answer is let go on.
+                let resumed = try await coachee.sse.open(.GET, coachee.messagesPath + "/\(assistantID)/events",
+                                                         headers: [("Last-Event-ID", String(lastID - 1))])
+                let first = try await resumed.next()
+                controls.release()
+                var after = [try #require(first)]
+                while let event = try await resumed.next() { after.append(event) }
+                #expect(resumed.status == 200)
+                #expect(after.first?.id == lastID)
                 #expect(after.last?.event == "done")
                 let whole = (0..<30).map { "token\($0)" }.joined(separator: " ")
-                #expect(before.text + after.text == whole)
+                #expect(Array(before.dropLast()).text + after.text == whole)
                 // Once finished, the same endpoint returns the stored message.
                 let (_, stored) = try await coachee.sse.events(.GET, coachee.messagesPath + "/\(assistantID)/events", headers: [("Last-Event-ID", String(lastID))])
                 #expect(stored.names == ["start", "delta", "done"])

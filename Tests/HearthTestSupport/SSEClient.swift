@@ -37,6 +37,19 @@ public struct SSEClient: Sendable {
         _ method: HTTPMethod = .POST, _ path: String, json: [String: any Sendable]? = nil,
         headers: [(String, String)] = [], stopAfter: Int? = nil
     ) async throws -> (status: Int, events: [ReceivedEvent]) {
+        let stream = try await open(method, path, json: json, headers: headers)
+        var received: [ReceivedEvent] = []
+        while let event = try await stream.next() {
+            received.append(event)
+            if let stopAfter, received.count >= stopAfter { break }
+        }
+        return (stream.status, received)
+    }
+
+    /// Sends the request; its events are then read one at a time, as they arrive.
+    public func open(
+        _ method: HTTPMethod = .POST, _ path: String, json: [String: any Sendable]? = nil, headers: [(String, String)] = []
+    ) async throws -> EventStream {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
         request.method = method
         request.headers.add(name: "Accept", value: "text/event-stream")
@@ -48,16 +61,29 @@ public struct SSEClient: Sendable {
             request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        var decoder = ServerSentEventDecoder()
-        var received: [ReceivedEvent] = []
-        var events = response.body.makeAsyncIterator()
-        while let chunk = try await events.next() {
-            for event in decoder.feed(chunk) {
-                received.append(Self.parse(event))
-                if let stopAfter, received.count >= stopAfter { return (Int(response.status.code), received) }
-            }
+        return EventStream(status: Int(response.status.code), body: response.body.makeAsyncIterator())
+    }
+
+    /// A response's events; dropping it hangs up.
+    public final class EventStream {
+        public let status: Int
+        private var body: HTTPClientResponse.Body.AsyncIterator
+        private var decoder = ServerSentEventDecoder()
+        private var pending: [ReceivedEvent] = []
+
+        init(status: Int, body: HTTPClientResponse.Body.AsyncIterator) {
+            self.status = status
+            self.body = body
         }
-        return (Int(response.status.code), received)
+
+        /// The next event; `nil` at the end of the stream.
+        public func next() async throws -> ReceivedEvent? {
+            while pending.isEmpty {
+                guard let chunk = try await body.next() else { return nil }
+                pending = decoder.feed(chunk).map(SSEClient.parse)
+            }
+            return pending.removeFirst()
+        }
     }
 
     static func parse(_ event: ServerSentEventDecoder.Event) -> ReceivedEvent {

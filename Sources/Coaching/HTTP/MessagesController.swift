@@ -131,11 +131,17 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
         let threadID = try ThreadsController<Context>.threadID(context)
         let messageID = try Self.messageID(context)
         // Ownership first: the message must be this user's, in this thread.
-        let (message, usage) = try await conversations.message(tenant: tenant, identity: identity, threadID: threadID, id: messageID)
+        var (message, usage) = try await conversations.message(tenant: tenant, identity: identity, threadID: threadID, id: messageID)
         guard message.role == "assistant" else { throw APIError.notFound("No such answer.") }
         let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap(Int.init) ?? 0
         if let generation = turn.inFlight(messageID) {
             return Self.stream(await generation.subscribe(after: lastEventID))
+        }
+        if message.status == .streaming {
+            // Read while streaming, but no longer in flight here: the answer may have been stored in between (a
+            // generation leaves the registry only after its answer is committed), so read it again. Still streaming,
+            // it is another server's.
+            (message, usage) = try await conversations.message(tenant: tenant, identity: identity, threadID: threadID, id: messageID)
         }
         return try await respond(stored: message, usage: usage, userMessageID: message.replyTo ?? messageID, threadID: threadID,
                                  wantsStream: true, request: request, context: context, tenant: tenant)
