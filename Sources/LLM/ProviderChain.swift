@@ -64,8 +64,8 @@ public struct ProviderChain: Sendable {
             let started = ContinuousClock.now
             var provider = 0
             var attempt = 0
-            /// The current attempt's answer; `nil` between attempts. Dropping it ends that provider's stream.
-            var current: AsyncThrowingStream<CompletionEvent, any Error>.AsyncIterator?
+            /// The current attempt's answer. Replacing or dropping it ends that provider's stream.
+            var current: AsyncThrowingStream<CompletionEvent, any Error>.AsyncIterator
             var answering = false
             /// The first delta, held while `answering` goes out before it.
             var first: String?
@@ -84,9 +84,8 @@ public struct ProviderChain: Sendable {
                     return .delta(text)
                 }
                 while !done {
-                    if current == nil { try await startNextAttempt() }
                     do {
-                        guard let event = try await current!.next() else {
+                        guard let event = try await current.next() else {
                             if !answering { throw ProviderError(.malformed, "the stream ended without any text") }
                             done = true
                             return nil
@@ -104,7 +103,6 @@ public struct ProviderChain: Sendable {
                             return .usage(inputTokens: input, outputTokens: output)
                         }
                     } catch {
-                        current = nil
                         let failure = StreamingHTTP.translate(error)
                         if answering {
                             done = true
@@ -112,31 +110,31 @@ public struct ProviderChain: Sendable {
                         }
                         failures.append(failure)
                         // A failure that retrying cannot mend moves on to the next provider.
-                        if !failure.isRetryable { attempt = chain.policy.attemptsPerProvider }
+                        try await startNextAttempt(retry: failure.isRetryable)
                     }
                 }
                 return nil
             }
 
-            /// The next attempt: the same provider after a backoff, or the next provider; none within the budget
-            /// (or the caller cancelled) ends the chain as unavailable.
-            mutating func startNextAttempt() async throws {
-                attempt += 1
-                if attempt >= chain.policy.attemptsPerProvider {
-                    provider += 1
-                    attempt = 0
+            /// The next attempt: the same provider after a backoff (`retry`, while it has attempts left and the wait
+            /// fits the budget), else the next provider at once; none within the budget (or the caller cancelled)
+            /// ends the chain as unavailable.
+            mutating func startNextAttempt(retry: Bool) async throws {
+                if retry, attempt + 1 < chain.policy.attemptsPerProvider {
+                    attempt += 1
+                } else {
+                    (provider, attempt) = (provider + 1, 0)
                 }
                 let elapsed = ContinuousClock.now - started
-                guard provider < chain.providers.count, elapsed < chain.policy.failureBudget else { try giveUp() }
                 if attempt > 0 {
                     let delay = chain.backoff(attempt: attempt)
-                    guard elapsed + delay < chain.policy.failureBudget else {
-                        // This provider's retries would overrun the budget: the next one, if any, gets its first try.
-                        attempt = chain.policy.attemptsPerProvider - 1
-                        return try await startNextAttempt()
+                    if elapsed + delay < chain.policy.failureBudget {
+                        try? await Task.sleep(for: delay)
+                    } else {
+                        (provider, attempt) = (provider + 1, 0)
                     }
-                    try? await Task.sleep(for: delay)
                 }
+                guard provider < chain.providers.count, elapsed < chain.policy.failureBudget else { try giveUp() }
                 if Task.isCancelled {
                     done = true
                     throw CancellationError()

@@ -64,8 +64,14 @@ final class ResponseReader: ChannelInboundHandler, Sendable {
         var received = ProviderConnection.Received()
         var failure: (any Error)?
         var waiter: CheckedContinuation<ProviderConnection.Received, any Error>?
-        /// Something arrived since the last take.
-        var pending: Bool { received.head != nil || received.body != nil || received.ended }
+        /// What arrived since the last take, else the failure; `nil` while there is neither.
+        mutating func take() -> Result<ProviderConnection.Received, any Error>? {
+            if received.head != nil || received.body != nil || received.ended {
+                defer { received = .init() }
+                return .success(received)
+            }
+            return failure.map { .failure($0) }
+        }
     }
 
     private let state = NIOLockedValueBox(State())
@@ -78,13 +84,11 @@ final class ResponseReader: ChannelInboundHandler, Sendable {
     func receive() async throws -> ProviderConnection.Received {
         try await withCheckedThrowingContinuation { continuation in
             let ready: Result<ProviderConnection.Received, any Error>? = state.withLockedValue { state in
-                if state.pending {
-                    defer { state.received = .init() }
-                    return .success(state.received)
+                guard let ready = state.take() else {
+                    state.waiter = continuation
+                    return nil
                 }
-                if let failure = state.failure { return .failure(failure) }
-                state.waiter = continuation
-                return nil
+                return ready
             }
             if let ready { continuation.resume(with: ready) }
         }
@@ -137,17 +141,9 @@ final class ResponseReader: ChannelInboundHandler, Sendable {
     private func wake() {
         let ready: (CheckedContinuation<ProviderConnection.Received, any Error>, Result<ProviderConnection.Received, any Error>)? =
             state.withLockedValue { state in
-                guard let waiter = state.waiter else { return nil }
-                if state.pending {
-                    state.waiter = nil
-                    defer { state.received = .init() }
-                    return (waiter, .success(state.received))
-                }
-                if let failure = state.failure {
-                    state.waiter = nil
-                    return (waiter, .failure(failure))
-                }
-                return nil
+                guard let waiter = state.waiter, let ready = state.take() else { return nil }
+                state.waiter = nil
+                return (waiter, ready)
             }
         if let (waiter, result) = ready { waiter.resume(with: result) }
     }

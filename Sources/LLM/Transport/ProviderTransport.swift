@@ -52,6 +52,21 @@ public final class ProviderTransport: Sendable {
             waiters.append(waiter)
             return nil
         }
+
+        /// A connection's place is freed: `kept` (a connection for the next request) or nothing (it was closed,
+        /// or never opened). The first waiter gets it, or its place to open its own; else `kept` goes idle. Returns
+        /// that waiter, and whether `kept` stays open (handed over or idle).
+        mutating func free(_ kept: ProviderConnection?, shutDown: Bool) -> (waiter: CheckedContinuation<ProviderConnection?, any Error>?, kept: Bool) {
+            if !shutDown, !waiters.isEmpty {
+                return (waiters.removeFirst().continuation, kept != nil)
+            }
+            if let kept, !shutDown {
+                idle.append(Idle(connection: kept, since: .now()))
+                return (nil, true)
+            }
+            open -= 1
+            return (nil, false)
+        }
     }
 
     private struct State {
@@ -126,38 +141,11 @@ public final class ProviderTransport: Sendable {
     /// read to the end and the server keeps it alive), closed otherwise. A waiting request gets it, or its place.
     func release(_ connection: ProviderConnection, to origin: Origin, reusable: Bool) {
         let keep = reusable && connection.isActive
-        let after: After = state.withLockedValue { state in
-            let shutDown = state.shutDown
-            return Self.give(connection, keep: keep, shutDown: shutDown, to: &state.pools[origin, default: Pool()])
+        let (waiter, kept) = state.withLockedValue { state in
+            state.pools[origin, default: Pool()].free(keep ? connection : nil, shutDown: state.shutDown)
         }
-        switch after {
-        case .kept: break
-        case .close: connection.close()
-        case .hand(let waiter): waiter.resume(returning: connection)
-        case .closeAndHand(let waiter):
-            connection.close()
-            waiter.resume(returning: nil)
-        }
-    }
-
-    private enum After {
-        case kept, close
-        case hand(CheckedContinuation<ProviderConnection?, any Error>)
-        case closeAndHand(CheckedContinuation<ProviderConnection?, any Error>)
-    }
-
-    private static func give(_ connection: ProviderConnection, keep: Bool, shutDown: Bool, to pool: inout Pool) -> After {
-        if !shutDown, !pool.waiters.isEmpty {
-            let waiter = pool.waiters.removeFirst().continuation
-            // A closed connection's place in `open` passes to the connection the waiter opens.
-            return keep ? .hand(waiter) : .closeAndHand(waiter)
-        }
-        if keep, !shutDown {
-            pool.idle.append(Idle(connection: connection, since: .now()))
-            return .kept
-        }
-        pool.open -= 1
-        return .close
+        if !kept { connection.close() }
+        waiter?.resume(returning: kept ? connection : nil)
     }
 
     /// Closes every idle connection and refuses new requests; answers in flight finish on theirs.
@@ -204,13 +192,8 @@ public final class ProviderTransport: Sendable {
         do {
             return try await connect(origin, on: loop)
         } catch {
-            let waiter = state.withLockedValue { state -> CheckedContinuation<ProviderConnection?, any Error>? in
-                state.pools[origin]!.open -= 1
-                guard state.pools[origin]!.waiters.isEmpty else {
-                    state.pools[origin]!.open += 1
-                    return state.pools[origin]!.waiters.removeFirst().continuation
-                }
-                return nil
+            let (waiter, _) = state.withLockedValue { state in
+                state.pools[origin, default: Pool()].free(nil, shutDown: state.shutDown)
             }
             waiter?.resume(returning: nil) // it tries for itself
             throw error
