@@ -3,9 +3,10 @@ import HearthTestSupport
 import MockLLM
 import Testing
 
-/// A send's one statement before the provider (decision 0018): it answers an idempotent replay before admitting
-/// anyone, and the user's data key it seals with, remembered by the server, opens no door its session check does
-/// not.
+/// A send's statements before the provider (decisions 0018 and 0023): the one that commits answers an idempotent
+/// replay before admitting anyone, and the user's data key it seals with, remembered by the server, opens no door
+/// its session check does not; the one that reads beside it leaves the question out of the history, whichever
+/// commits first.
 @Suite struct TurnBeginTests {
     @Test func aReplayWhileItsAnswerStreamsFollowsThatAnswerWithoutTakingAnotherSlot() async throws {
         // Three seconds of answer: the replay lands while it streams.
@@ -46,5 +47,34 @@ import Testing
         }
         #expect(try await hearth.adminCount("messages") == 0)
         #expect(try await hearth.adminCount("stream_leases") == 0)
+    }
+
+    @Test func theContextReadBesideASendLeavesItsQuestionOutEvenWhenTheQuestionCommittedFirst() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key)
+            for content in ["First", "Second"] {
+                #expect(try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token,
+                                              json: ["content": content]).status == .ok)
+            }
+            // The read of a send whose question ("Second") is already committed, as when the read waited for a
+            // connection: the history is the three messages before it, not four.
+            let ids = try await hearth.adminTexts("""
+                SELECT id::text FROM messages WHERE thread_id = '\(coachee.threadID)' AND role = 'user' ORDER BY seq
+                """)
+            func historyCount(leavingOut question: String) async throws -> String? {
+                try await hearth.adminString("""
+                    SELECT number::text FROM hearth_turn_send_context(
+                        (SELECT tenant_id FROM threads WHERE id = '\(coachee.threadID)'),
+                        (SELECT user_id FROM threads WHERE id = '\(coachee.threadID)'),
+                        '\(coachee.threadID)', '\(question)', 11)
+                    WHERE kind = 'history'
+                    """)
+            }
+            #expect(try await historyCount(leavingOut: ids[1]) == "3")
+            // A question not yet committed leaves the history whole.
+            #expect(try await historyCount(leavingOut: UUID().uuidString) == "4")
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HearthPlatform
+import HearthTestSupport
 import Testing
 
 @Suite struct KeyRingTests {
@@ -160,8 +161,28 @@ import Testing
         #expect(!url.description.contains("p@ss"))
     }
 
-    @Test(arguments: ["mysql://a@b/c", "postgres://b/c", "postgres://a@b", "postgres://a@b/c?sslmode=maybe", "not a url"])
+    @Test func aHostParameterIsTheSocketDirectoryAsLibpqReadsIt() throws {
+        let url = try DatabaseURL("postgres://app:secret@127.0.0.1:54339/hearth?host=/var/run/postgresql")
+        #expect(url.socketPath == "/var/run/postgresql/.s.PGSQL.54339")
+        #expect(try DatabaseURL(url.string) == url)
+        #expect(!url.description.contains("secret"))
+        #expect(try DatabaseURL("postgres://app@db/hearth").socketPath == nil)
+    }
+
+    @Test(arguments: ["mysql://a@b/c", "postgres://b/c", "postgres://a@b", "postgres://a@b/c?sslmode=maybe", "not a url",
+                      "postgres://a@b/c?host=relative/dir", "postgres://a@b/c?host=/run&sslmode=require",
+                      "postgres://a@b/c?host=/\(String(repeating: "d", count: 100))"])
     func rejectsBadURLs(_ string: String) {
         #expect(throws: ConfigError.self) { try DatabaseURL(string) }
+    }
+
+    @Test func theEmbeddedServerIsReachedThroughItsSocketFile() async throws {
+        let endpoints = try await TestPostgres.shared.serverEndpoints()
+        #expect(endpoints.app.socketPath != nil)
+        // Postgres knows no server address for a connection through a Unix socket.
+        let overTCP = try await Database.connect(to: endpoints.admin, logger: TestLogs.quiet) { database in
+            try await database.client.query("SELECT inet_server_addr() IS NOT NULL", logger: TestLogs.quiet).collect().first?.decode(Bool.self)
+        }
+        #expect(overTCP == false)
     }
 }

@@ -8,9 +8,9 @@ import Memory
 import Personas
 import PostgresNIO
 
-/// The tagged rows of a turn's context, as `hearth_turn_context` and a send's `hearth_turn_begin` return them
-/// (kind, id, number, name, model, url, reference, sealed; migration 0030; the messages in one `history` row since
-/// migration 0032, ``HistoryFrames``), gathered into a
+/// The tagged rows of a turn's context, as `hearth_turn_context`, a send's `hearth_turn_send_context` and its
+/// `hearth_turn_begin` return them (kind, id, number, name, model, url, reference, sealed; migrations 0030 and 0036;
+/// the messages in one `history` row since migration 0032, ``HistoryFrames``), gathered into a
 /// ``TurnStore/Context``. Rows of other kinds are the caller's.
 struct ContextRows {
     typealias Columns = (String, UUID?, Int?, String?, String?, String?, String?, Data?)
@@ -49,6 +49,9 @@ struct ContextRows {
     private var memoryRows: [TurnMemory.Row] = []
     private var providers: [ProviderSetting] = []
     private var history: [HistoryFrames.Message] = []
+
+    /// A `thread` row came: the thread is the person's.
+    var hasThread: Bool { sessionType != nil }
 
     init(keys: UserDataKeys, userID: UUID, threadID: UUID) {
         (self.keys, self.userID, self.threadID) = (keys, userID, threadID)

@@ -10,9 +10,9 @@ import Personas
 import PostgresNIO
 import Safety
 
-/// The chat turn's statements, one round trip each: a send's `hearth_turn_begin` (migration 0030, decision 0018),
-/// the context read of the turns that store nothing first (`hearth_turn_context`: a retry, the preview) and
-/// `hearth_turn_finish` (decision 0005). They read and write `threads`, `messages`, `context_profiles`,
+/// The chat turn's statements: a send's `hearth_turn_begin` and, beside it, `hearth_turn_send_context` (migration
+/// 0036, decision 0023), the context read of the turns that store nothing first (`hearth_turn_context`: a retry, the
+/// preview) and `hearth_turn_finish` (decision 0005). They read and write `threads`, `messages`, `context_profiles`,
 /// `tenant_llm_providers`, `usage_records` and `crisis_events`, and read `user_keys`, `tenant_safety_locales` and the
 /// stamp of `domain_versions`, on the turn's hot path only; everything else reaches those tables through their own stores. Memory's tables are read and noted through Memory's own SQL functions
 /// (`hearth_memory_context`, `hearth_memory_note_turn`), and opened by Memory (``TurnMemory/open``).
@@ -38,8 +38,8 @@ struct TurnStore: Sendable {
         let providers: [ProviderSetting]
         /// Sealed recent messages, oldest first.
         let history: [(id: UUID, role: ChatMessage.Role, sealed: Data)]
-        /// What the admission decided (admitted: a read with a lease only).
-        let admission: Admission?
+        /// What the admission decided: a retry's read with a lease, or a send's `begin` (``TurnStore/Begun``).
+        var admission: Admission?
 
         /// The history opened with the user's key; an answer stored empty (a failed start) is left out.
         func conversation() throws -> [ChatMessage] {
@@ -50,11 +50,11 @@ struct TurnStore: Sendable {
         }
     }
 
-    /// What a send's ``begin(_:tenantID:userID:threadID:session:historyLimit:key:)`` led to.
+    /// What a send's ``begin(_:tenantID:userID:threadID:session:key:)`` led to.
     enum Begun: Sendable {
-        /// The exchange is committed. `resources`: the tenant's crisis resources (JSON) for the first of the
-        /// person's locales it has, read when the thread is in crisis support.
-        case stored(Context, MessageStore.Exchange, resources: Data?)
+        /// The exchange is committed, the person admitted as `admission` says. `resources`: the tenant's crisis
+        /// resources (JSON) for the first of the person's locales it has, read when the thread is in crisis support.
+        case stored(MessageStore.Exchange, admission: Admission?, resources: Data?)
         /// An earlier send with the same idempotency key stored this exchange; nothing was inserted.
         case replay(MessageStore.Exchange)
         case noThread
@@ -69,8 +69,8 @@ struct TurnStore: Sendable {
 
     /// `nil` when the user has no such thread (or no longer exists). With a `lease` (the id of the answer about to
     /// be generated) the read first admits the person (``Admission``) and throws its refusal: a retry is refused
-    /// before anything is stored, in the round trip the turn makes anyway. A send reads its context in
-    /// ``begin(_:tenantID:userID:threadID:session:historyLimit:key:)`` instead.
+    /// before anything is stored, in the round trip the turn makes anyway. A send reads its context with
+    /// ``sendContext(_:tenantID:userID:threadID:historyLimit:key:)`` instead.
     func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?) async throws -> Context? {
         var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
         let rows = try await client.query(
@@ -96,15 +96,30 @@ struct TurnStore: Sendable {
         let locales: [String]
     }
 
-    /// A send's one round trip before the provider (`hearth_turn_begin`, migration 0030; decision 0018): checks the
-    /// session and the person's limit (throwing the 401 or 429), answers an idempotent replay, admits the person
-    /// (throwing the refusal), reads the context and commits the question, its placeholder and any crisis they
-    /// showed; the tenant's request is counted last (``SessionGate``). `key`: the user's data key, which the caller
-    /// already holds (``RecentDataKeys``). `limit`: the request's rate limit, for the answer's `RateLimit` fields.
-    func begin(_ send: Send, tenantID: UUID, userID: UUID, threadID: UUID, session: UUID, historyLimit: Int,
+    /// A send's context, read while ``begin(_:tenantID:userID:threadID:session:key:)`` commits its question
+    /// (`hearth_turn_send_context`, migration 0036; decision 0023): the history leaves the question out even if
+    /// that statement committed first. `nil` when the user has no such thread. It checks nothing and writes nothing:
+    /// only a send that `begin` stored uses it. `key`: the user's data key, which the caller already holds.
+    func sendContext(_ send: Send, tenantID: UUID, userID: UUID, threadID: UUID, historyLimit: Int, key: SymmetricKey) async throws -> Context? {
+        let statement = TurnStatements.SendContext(tenantID: tenantID, userID: userID, threadID: threadID, question: send.question,
+                                                   historyLimit: historyLimit)
+        var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
+        read.key = key
+        for try await row in try await client.execute(statement, logger: logger) {
+            try read.take(row)
+        }
+        return try read.context()
+    }
+
+    /// A send's round trip before the provider (`hearth_turn_begin`, migration 0036; decisions 0018 and 0023): checks
+    /// the session and the person's limit (throwing the 401 or 429), answers an idempotent replay, admits the person
+    /// (throwing the refusal) and commits the question, its placeholder and any crisis they showed; the tenant's
+    /// request is counted last (``SessionGate``). `key`: the user's data key, which the caller already holds
+    /// (``RecentDataKeys``). `limit`: the request's rate limit, for the answer's `RateLimit` fields.
+    func begin(_ send: Send, tenantID: UUID, userID: UUID, threadID: UUID, session: UUID,
                key: SymmetricKey) async throws -> (begun: Begun, limit: RateLimit?) {
         let statement = TurnStatements.Begin(
-            tenantID: tenantID, userID: userID, threadID: threadID, session: session, historyLimit: historyLimit,
+            tenantID: tenantID, userID: userID, threadID: threadID, session: session,
             idempotencyKey: send.idempotencyKey, question: send.question,
             questionSealed: try MessageStore.seal(send.content, id: send.question, key: key), answer: send.answer,
             answerSealed: try MessageStore.seal("", id: send.answer, key: key), crisis: send.crisis.crisis?.rawValue,
@@ -112,7 +127,6 @@ struct TurnStore: Sendable {
             supportSeconds: Int(TurnSafety.supportWindow)
         )
         var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
-        read.key = key
         var outcome: (kind: String, question: UUID, answer: UUID)?
         var resources: Data?
         try await SessionGate.countingTheTenantLast {
@@ -129,11 +143,11 @@ struct TurnStore: Sendable {
             }
         }
         if let refusal = read.admission?.refusal { throw refusal }
-        guard let context = try read.context() else { return (.noThread, read.requestLimit) }
+        guard read.hasThread else { return (.noThread, read.requestLimit) }
         switch outcome {
         case ("stored", let question, let answer)?:
-            return (.stored(context, MessageStore.Exchange(userMessageID: question, assistantMessageID: answer), resources: resources),
-                    read.requestLimit)
+            return (.stored(MessageStore.Exchange(userMessageID: question, assistantMessageID: answer), admission: read.admission,
+                            resources: resources), read.requestLimit)
         case (_, let question, let answer)?:
             return (.replay(MessageStore.Exchange(userMessageID: question, assistantMessageID: answer)), read.requestLimit)
         case nil:

@@ -11,10 +11,10 @@ import Safety
 
 /// The chat turn (the hot path), as ARCHITECTURE.md lays it out:
 /// 1. the message is checked for a crisis, in process; then one statement checks the session and the limits,
-///    admits the person, reads the context and commits the message before any provider call (with its idempotency
-///    key and any crisis it showed; decision 0018);
-/// 2. the message is routed to a coaching domain, and the prompt assembled from what that statement read (crisis
-///    support first when the thread is in it);
+///    admits the person and commits the message before any provider call (with its idempotency key and any crisis
+///    it showed; decision 0018), while another, at the same time, reads the context (decision 0023);
+/// 2. the message is routed to a coaching domain as soon as the context is read, and the prompt assembled from it
+///    (crisis support first when the thread is in it);
 /// 3. the answer streams from the tenant's provider chain into a server-owned ``Generation``;
 /// 4. the answer is reviewed sentence by sentence as it streams (``ResponseReview``); the assistant message, the
 ///    exchange's domain and its usage record are written in one transaction; then `done`.
@@ -71,14 +71,18 @@ public struct ChatTurn: Sendable {
                                       locales: CrisisResources.candidates(for: locale))
         // A session that is not live is refused by the statement; without a key there is no account to have one.
         guard let key = try await dataKeys.key(tenantID: tenant.id, userID: identity.userID) else { throw APIError.sessionRevoked }
+        // The context is read on a connection of its own while the statement below commits the question, and the
+        // history is opened and the message routed meanwhile (decision 0023): the provider waits for the longer of
+        // the two, not for both. A send the statement refuses leaves this unused (cancelled with the scope).
+        async let prepared = prepare(question, tenantID: tenant.id, userID: identity.userID, threadID: threadID, key: key)
         let (begun, limit) = try await store.begin(question, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
-                                                   session: identity.sessionID, historyLimit: Self.historyLimit, key: key)
+                                                   session: identity.sessionID, key: key)
         switch begun {
-        case .stored(let context, let exchange, let resources):
+        case .stored(let exchange, let admission, let resources):
             do {
-                let history = try context.conversation()
-                let classification = try await classify(content, crisis: question.crisis, context: context, history: history,
-                                                        tenantID: tenant.id)
+                // The thread went between the read and the write: the placeholder is swept as abandoned.
+                guard var (context, history, classification) = try await prepared else { throw Conversations.noThread }
+                context.admission = admission
                 let plan = Plan(classification: classification, stored: resources, locale: locale)
                 var recollection = recollect(content, plan: plan, context: context, insights: true)
                 if let insight = recollection.insight,
@@ -180,6 +184,17 @@ public struct ChatTurn: Sendable {
     /// The resources for a turn that stores nothing first (a send gets them from its statement).
     private func tenantResources(_ tenantID: UUID, locale: String?) async throws -> [CrisisResource] {
         try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources
+    }
+
+    /// What a send reads and works out before its provider is called, beside its statement: the context, the opened
+    /// history and the message's route. `nil` when the thread is not the person's.
+    private func prepare(_ send: TurnStore.Send, tenantID: UUID, userID: UUID, threadID: UUID,
+                         key: SymmetricKey) async throws -> (TurnStore.Context, [ChatMessage], TurnClassification)? {
+        guard let context = try await store.sendContext(send, tenantID: tenantID, userID: userID, threadID: threadID,
+                                                        historyLimit: Self.historyLimit, key: key) else { return nil }
+        let history = try context.conversation()
+        let classification = try await classify(send.content, crisis: send.crisis, context: context, history: history, tenantID: tenantID)
+        return (context, history, classification)
     }
 
     /// The context of a retry or a preview; `lease`: admit the person first (a retry).

@@ -5,6 +5,10 @@ import PostgresNIO
 ///
 /// We parse it ourselves (rather than keep a URL string around) so a bad value fails at startup with a
 /// message that names the variable, and so the password never ends up in a log line.
+///
+/// `?host=/directory` connects through the Unix socket `/directory/.s.PGSQL.<port>` instead of TCP, as libpq reads
+/// it (so `psql` takes the same URL): for a Postgres on the same machine, where a round trip through a socket file
+/// costs both sides less than one through the loopback's TCP (docs/performance-notes.md).
 public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -12,15 +16,25 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     public var database: String
     public var requireTLS: Bool
+    /// The directory of the server's Unix socket; `nil`: TCP to `host`.
+    public var socketDirectory: String?
 
-    public init(host: String, port: Int, username: String, password: String?, database: String, requireTLS: Bool = false) {
+    public init(host: String, port: Int, username: String, password: String?, database: String, requireTLS: Bool = false,
+                socketDirectory: String? = nil) {
         self.host = host
         self.port = port
         self.username = username
         self.password = password
         self.database = database
         self.requireTLS = requireTLS
+        self.socketDirectory = socketDirectory
     }
+
+    /// The longest socket path the system takes (`sun_path` holds 108 bytes with its terminating zero).
+    public static let maximumSocketPathLength = 107
+
+    /// The socket file in `socketDirectory`.
+    public var socketPath: String? { socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } }
 
     public init(_ string: String) throws {
         guard let components = URLComponents(string: string),
@@ -34,14 +48,23 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         guard ["disable", "require", "verify-full"].contains(sslmode) else {
             throw ConfigError("database URL sslmode must be disable, require or verify-full")
         }
+        let socketDirectory = components.queryItems?.first(where: { $0.name == "host" })?.value
+        if let socketDirectory {
+            guard socketDirectory.hasPrefix("/") else { throw ConfigError("database URL host= must be a socket directory (an absolute path)") }
+            guard sslmode == "disable" else { throw ConfigError("database URL host= (a Unix socket) cannot be used with sslmode=\(sslmode)") }
+        }
         self.init(
             host: host,
             port: components.port ?? 5432,
             username: user.removingPercentEncoding ?? user,
             password: components.password?.removingPercentEncoding,
             database: database,
-            requireTLS: sslmode != "disable"
+            requireTLS: sslmode != "disable",
+            socketDirectory: socketDirectory
         )
+        if let socketPath, socketPath.utf8.count > Self.maximumSocketPathLength {
+            throw ConfigError("database URL host= makes a socket path longer than \(Self.maximumSocketPathLength) bytes: \(socketPath)")
+        }
     }
 
     /// The same server and credentials, another database (used to clone test databases).
@@ -68,17 +91,23 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         components.port = port
         components.path = "/" + database
         if requireTLS { components.queryItems = [URLQueryItem(name: "sslmode", value: "require")] }
+        if let socketDirectory { components.queryItems = [URLQueryItem(name: "host", value: socketDirectory)] }
         return components.string!
     }
 
     /// Never prints the password.
-    public var description: String { "postgres://\(username)@\(host):\(port)/\(database)" }
+    public var description: String {
+        "postgres://\(username)@\(host):\(port)/\(database)" + (socketDirectory.map { "?host=\($0)" } ?? "")
+    }
 
     public func clientConfiguration() throws -> PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS = requireTLS ? .require(.makeClientConfiguration()) : .disable
-        var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: tls
-        )
+        var configuration: PostgresClient.Configuration
+        if let socketPath {
+            configuration = PostgresClient.Configuration(unixSocketPath: socketPath, username: username, password: password, database: database)
+        } else {
+            let tls: PostgresClient.Configuration.TLS = requireTLS ? .require(.makeClientConfiguration()) : .disable
+            configuration = PostgresClient.Configuration(host: host, port: port, username: username, password: password, database: database, tls: tls)
+        }
         configuration.options.keepAliveBehavior = .init(frequency: .seconds(30))
         return configuration
     }

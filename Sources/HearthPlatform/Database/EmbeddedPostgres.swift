@@ -5,7 +5,8 @@ import PostgresNIO
 /// A private PostgreSQL server for development and tests, kept in one directory.
 ///
 /// - `initdb` on first use (as the `postgres` OS user when we run as root: Postgres refuses root).
-/// - Password (SCRAM) authentication on 127.0.0.1 only; generated passwords live beside the data, mode 0600.
+/// - Password (SCRAM) authentication on 127.0.0.1 and on its Unix socket in `pgdata/` (which Hearth connects
+///   through); generated passwords live beside the data, mode 0600.
 /// - A watchdog shell holds the read end of a pipe whose write end only this process has. When this process
 ///   exits — cleanly, on Ctrl-C or by crashing — the pipe closes and the watchdog stops Postgres
 ///   (`pg_ctl stop -m fast`), deleting the directory too when it is ephemeral. No orphaned servers.
@@ -72,7 +73,11 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         }
         try startWatchdog(pgCtl: pgCtl)
 
-        let admin = DatabaseURL(host: "127.0.0.1", port: port, username: "postgres", password: superPassword, database: "postgres")
+        // Through its socket file when the path fits (the system's limit), else over the loopback.
+        let socket = DatabaseURL(host: "127.0.0.1", port: port, username: "postgres", password: nil, database: "postgres",
+                                 socketDirectory: dataDirectory.path).socketPath!
+        let admin = DatabaseURL(host: "127.0.0.1", port: port, username: "postgres", password: superPassword, database: "postgres",
+                                socketDirectory: socket.utf8.count <= DatabaseURL.maximumSocketPathLength ? dataDirectory.path : nil)
         try await Self.prepare(admin: admin, appPassword: appPassword, database: database, logger: logger)
         return Endpoints(
             admin: admin.with(database: database),
