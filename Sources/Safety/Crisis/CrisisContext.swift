@@ -349,12 +349,13 @@ enum Figurative {
     static let all = vetoes + questions
     static let index = PatternIndex(all.map(\.pattern))
 
-    static func vetoedKinds(_ words: [String], clause: Range<Int>) -> Set<CrisisKind> {
+    static func vetoedKinds(_ keyed: KeyedWords, clause: Range<Int>) -> Set<CrisisKind> {
+        let words = keyed.words
         var kinds = Set<CrisisKind>()
         for start in clause {
-            for candidate in index.candidates(at: words[start]) {
+            for candidate in index.candidates(at: keyed.keys[start]) {
                 let veto = all[candidate]
-                guard !veto.kinds.isSubset(of: kinds), veto.pattern.match(words[...], at: start, limit: clause.upperBound) != nil else { continue }
+                guard !veto.kinds.isSubset(of: kinds), veto.pattern.match(keyed, at: start, limit: clause.upperBound) != nil else { continue }
                 if !veto.unless.isEmpty, words[clause].contains(where: veto.unless.contains) { continue }
                 kinds.formUnion(veto.kinds)
             }

@@ -6,7 +6,7 @@
 ///    labelled sets, which makes the decision: it learns how far to trust each cue and catches the indirect
 ///    phrasing no cue names ("I've written letters to everyone").
 ///
-/// Pure: about 40 µs for a one-sentence message in a release build (docs/safety.md).
+/// Pure: about 35 µs for the load generator's two-sentence message in a release build (docs/safety.md).
 public struct CrisisDetector: Sendable {
     let rules: CrisisRules
     let model: CrisisModel

@@ -31,7 +31,8 @@ struct CrisisRules: Sendable {
 
     /// What the cues find in a message, each signal with its context applied.
     func read(_ tokens: Tokens) -> [CrisisAssessment.Signal] {
-        let words = tokens.words
+        let keyed = tokens.keyed
+        let words = keyed.words
         guard !words.isEmpty else { return [] }
         let clauses = Self.clauseRanges(tokens.tokens)
         // Context is read only for clauses where a cue or role was found: most messages have none.
@@ -42,9 +43,9 @@ struct CrisisRules: Sendable {
         for (position, clause) in clauses.enumerated() {
             var matches: [Match] = []
             for start in clause {
-                for index in index.candidates(at: words[start]) {
+                for index in index.candidates(at: keyed.keys[start]) {
                     let cue = cues[index]
-                    guard let end = cue.pattern.match(words[...], at: start, limit: clause.upperBound) else { continue }
+                    guard let end = cue.pattern.match(keyed, at: start, limit: clause.upperBound) else { continue }
                     matches.append(Match(name: cue.name, kind: cue.kind, weight: cue.weight, span: start..<end, traits: cue.traits))
                 }
             }
@@ -53,7 +54,7 @@ struct CrisisRules: Sendable {
                                      span: finding.span, traits: finding.kind == .selfHarm ? [] : [.figurative]))
             }
             guard !matches.isEmpty else { continue }
-            let vetoed = Figurative.vetoedKinds(words, clause: clause)
+            let vetoed = Figurative.vetoedKinds(keyed, clause: clause)
             let tense = Tense(words, clause: clause, next: clauses.dropFirst(position + 1).first, message: messageTense)
             for match in matches where !seen.contains(match.name) {
                 let start = match.span.lowerBound

@@ -10,16 +10,17 @@
 /// - `@self` one of a named class of words (``TokenPattern/classes``), itself alternatives.
 ///
 /// Matching is anchored at a start word and greedy-free (every way is tried), which stays cheap because
-/// patterns are short and clauses are too.
+/// patterns are short and clauses are too. Words are compared by their keys (``KeyedWords``), computed once a
+/// message, rather than hashed again at every try.
 public struct TokenPattern: Sendable, CustomStringConvertible {
     enum Word: Sendable, Equatable {
-        case exact(String)
+        case exact(String, key: UInt64)
         case prefix(String)
         case many
 
-        func matches(_ word: String) -> Bool {
+        func matches(_ word: String, key: UInt64) -> Bool {
             switch self {
-            case .exact(let expected): word == expected
+            case .exact(let expected, let expectedKey): key == expectedKey && word == expected
             case .prefix(let start): word.hasPrefix(start)
             case .many: Int(word).map { $0 >= 10 } ?? Self.manyWords.contains(word)
             }
@@ -30,15 +31,15 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
         ]
     }
 
-    /// One of several word sequences. Single plain words, most alternatives, are looked up in a set rather than
-    /// tried one by one: classes such as `@person` run to a hundred words.
+    /// One of several word sequences. Single plain words, most alternatives, are looked up in a ``WordSet`` rather
+    /// than tried one by one: classes such as `@person` run to a hundred words.
     struct Choice: Sendable {
-        var words: Set<String> = []
+        var words = WordSet()
         var sequences: [[Word]] = []
         var optional = false
 
         mutating func add(_ sequence: [Word]) {
-            if sequence.count == 1, case .exact(let word) = sequence[0] { words.insert(word) } else { sequences.append(sequence) }
+            if sequence.count == 1, case .exact(let word, _) = sequence[0] { words.insert(word) } else { sequences.append(sequence) }
         }
     }
 
@@ -52,7 +53,7 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
     public let description: String
     /// The words a match can start with, when the first element is a required choice of plain words; `nil`
     /// when it can start anywhere (an optional, a prefix or a gap first). Lets a search skip most positions.
-    let firstWords: Set<String>?
+    let firstWords: WordSet?
 
     /// Parses `source`; a malformed pattern or an unknown class is a programming error in a cue list.
     public init(_ source: String, classes: [String: String] = TokenPattern.classes) {
@@ -74,7 +75,8 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
                     choice.sequences += member.sequences
                 } else {
                     choice.add(alternative.split(separator: "_").map { word in
-                        word == "#" ? .many : word.hasSuffix("*") ? .prefix(String(word.dropLast())) : .exact(String(word))
+                        word == "#" ? .many : word.hasSuffix("*") ? .prefix(String(word.dropLast()))
+                            : .exact(String(word), key: KeyedWords.key(word))
                     })
                 }
             }
@@ -83,31 +85,35 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
         firstWords = Self.firstWords(of: elements)
     }
 
-    private static func firstWords(of elements: [Element]) -> Set<String>? {
+    private static func firstWords(of elements: [Element]) -> WordSet? {
         guard case .choice(let choice)? = elements.first, !choice.optional else { return nil }
         var words = choice.words
         for sequence in choice.sequences {
-            guard case .exact(let word)? = sequence.first else { return nil }
+            guard case .exact(let word, _)? = sequence.first else { return nil }
             words.insert(word)
         }
         return words
     }
 
     /// The end (exclusive) of the first match starting exactly at `start`, not crossing `limit`.
-    func match(_ words: ArraySlice<String>, at start: Int, limit: Int) -> Int? {
+    func match(_ words: KeyedWords, at start: Int, limit: Int) -> Int? {
         match(element: 0, words: words, position: start, limit: limit)
     }
 
     /// Where the pattern first matches in `words[range]`: the start and end of the span.
     public func firstMatch(in words: [String], range: Range<Int>) -> Range<Int>? {
-        let slice = words[...]
-        for start in range where firstWords?.contains(words[start]) ?? true {
-            if let end = match(slice, at: start, limit: range.upperBound) { return start..<end }
+        firstMatch(in: KeyedWords(words), range: range)
+    }
+
+    /// The same for words already keyed (a message read more than once).
+    public func firstMatch(in words: KeyedWords, range: Range<Int>) -> Range<Int>? {
+        for start in range where firstWords?.contains(words.words[start], key: words.keys[start]) ?? true {
+            if let end = match(words, at: start, limit: range.upperBound) { return start..<end }
         }
         return nil
     }
 
-    private func match(element index: Int, words: ArraySlice<String>, position: Int, limit: Int) -> Int? {
+    private func match(element index: Int, words: KeyedWords, position: Int, limit: Int) -> Int? {
         guard index < elements.count else { return position }
         switch elements[index] {
         case .gap(let span):
@@ -118,12 +124,12 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
         case .end:
             return position == limit ? match(element: index + 1, words: words, position: position, limit: limit) : nil
         case .choice(let choice):
-            if position < limit, choice.words.contains(words[position]),
+            if position < limit, choice.words.contains(words.words[position], key: words.keys[position]),
                let end = match(element: index + 1, words: words, position: position + 1, limit: limit) {
                 return end
             }
             for sequence in choice.sequences where position + sequence.count <= limit {
-                if zip(sequence, words[position..<(position + sequence.count)]).allSatisfy({ $0.matches($1) }),
+                if sequence.indices.allSatisfy({ sequence[$0].matches(words.words[position + $0], key: words.keys[position + $0]) }),
                    let end = match(element: index + 1, words: words, position: position + sequence.count, limit: limit) {
                     return end
                 }
@@ -165,17 +171,18 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
 /// Patterns indexed by the words they can start with, so a scan of a clause looks each word up once instead of
 /// trying every pattern at every word. Patterns that can start anywhere are tried everywhere.
 struct PatternIndex: Sendable {
-    /// For each word some pattern starts with: those patterns, then the ones that start anywhere (built once, so
-    /// a scan allocates nothing per word).
-    private let candidates: [String: [Int]]
+    /// For each word's key some pattern starts with: those patterns, then the ones that start anywhere (built
+    /// once, so a scan allocates nothing per word). Two words sharing a key would share their candidates, which
+    /// the patterns' own matching then tells apart.
+    private let candidates: [UInt64: [Int]]
     private let anywhere: [Int]
 
     init(_ patterns: [TokenPattern]) {
-        var byFirstWord: [String: [Int]] = [:]
+        var byFirstWord: [UInt64: [Int]] = [:]
         var anywhere: [Int] = []
         for (index, pattern) in patterns.enumerated() {
             if let words = pattern.firstWords {
-                for word in words { byFirstWord[word, default: []].append(index) }
+                for key in Set(words.keys) { byFirstWord[key, default: []].append(index) }
             } else {
                 anywhere.append(index)
             }
@@ -184,8 +191,67 @@ struct PatternIndex: Sendable {
         self.anywhere = anywhere
     }
 
-    /// The indices of the patterns that may match starting at `word`.
-    func candidates(at word: String) -> [Int] {
-        candidates[word] ?? anywhere
+    /// The indices of the patterns that may match starting at the word with `key`.
+    func candidates(at key: UInt64) -> [Int] {
+        candidates[key] ?? anywhere
+    }
+}
+
+/// The words of a message with each one's key, FNV-1a over its UTF-8, computed once: pattern matching compares
+/// keys where it would otherwise hash the same strings again at every try (hashing strings was a fifth of the
+/// crisis check), and compares the words themselves only when their keys agree.
+public struct KeyedWords: Sendable {
+    public let words: [String]
+    let keys: [UInt64]
+
+    public init(_ words: [String]) {
+        self.words = words
+        keys = words.map(Self.key)
+    }
+
+    static func key(_ word: some StringProtocol) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in word.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+}
+
+/// A set of plain words kept sorted by key (``KeyedWords``): a lookup is a binary search over integers, then one
+/// comparison of the word, with nothing hashed or allocated.
+struct WordSet: Sendable {
+    private(set) var keys: [UInt64] = []
+    private(set) var words: [String] = []
+
+    mutating func insert(_ word: some StringProtocol) {
+        let word = String(word), key = KeyedWords.key(word)
+        var index = lowerBound(key)
+        while index < keys.count, keys[index] == key {
+            if words[index] == word { return }
+            index += 1
+        }
+        keys.insert(key, at: index)
+        words.insert(word, at: index)
+    }
+
+    mutating func formUnion(_ other: WordSet) {
+        for word in other.words { insert(word) }
+    }
+
+    func contains(_ word: String, key: UInt64) -> Bool {
+        var index = lowerBound(key)
+        while index < keys.count, keys[index] == key {
+            if words[index] == word { return true }
+            index += 1
+        }
+        return false
+    }
+
+    private func lowerBound(_ key: UInt64) -> Int {
+        var (low, high) = (0, keys.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

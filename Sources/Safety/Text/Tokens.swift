@@ -19,6 +19,8 @@ public struct Tokens: Sendable {
     public let tokens: [Token]
     /// Laughter or a wink ("lol", "haha", 😂, "jk") anywhere in the message.
     public let laughs: Bool
+    /// The words, keyed once for the pattern matcher (``TokenPattern``).
+    public let keyed: KeyedWords
 
     public init(_ text: String) {
         var tokens: [Token] = []
@@ -98,6 +100,7 @@ public struct Tokens: Sendable {
         flush()
         self.tokens = Self.finish(tokens)
         self.laughs = laughs
+        keyed = KeyedWords(self.tokens.map(\.word))
     }
 
     /// Readings that need the next word: "my flatmate's been" is "has been", not a possessive; and "and I" starts
@@ -123,7 +126,7 @@ public struct Tokens: Sendable {
         "taken", "told", "said", "started", "stopped", "left", "had", "coming", "talking", "saying", "threatening",
     ]
 
-    public var words: [String] { tokens.map(\.word) }
+    public var words: [String] { keyed.words }
 
     /// A word that had an apostrophe: "he'll" → "he" + "will", "they'd" → "they" + "would", "they've" → "they" +
     /// "have", and a possessive loses its "s" ("my ex's car" → "my ex car") so the person is seen. The rest keep
