@@ -57,12 +57,14 @@ let transport = try! ProviderTransport(connectionsPerOrigin: 64)
         try await app.test(.live) { client in try await body(controls, "http://127.0.0.1:\(client.port!)") }
     }
 
-    func openAI(_ base: String, firstEvent: Duration = .seconds(5)) -> OpenAICompatibleProvider {
-        OpenAICompatibleProvider(model: "gpt-test", baseURL: base + "/v1", apiKey: "sk-test", transport: transport, firstEventTimeout: firstEvent, idleTimeout: .seconds(5))
+    /// The timeouts only bound a failure, so they are generous: handlers share the test process's two event loops
+    /// with every other test's servers, and a loaded run has kept a first event waiting past five seconds.
+    func openAI(_ base: String, firstEvent: Duration = .seconds(30)) -> OpenAICompatibleProvider {
+        OpenAICompatibleProvider(model: "gpt-test", baseURL: base + "/v1", apiKey: "sk-test", transport: transport, firstEventTimeout: firstEvent, idleTimeout: .seconds(30))
     }
 
     func anthropic(_ base: String) -> AnthropicProvider {
-        AnthropicProvider(model: "claude-test", baseURL: base, apiKey: "sk-ant", transport: transport, firstEventTimeout: .seconds(5), idleTimeout: .seconds(5))
+        AnthropicProvider(model: "claude-test", baseURL: base, apiKey: "sk-ant", transport: transport, firstEventTimeout: .seconds(30), idleTimeout: .seconds(30))
     }
 
     static let request = CompletionRequest(system: "Be kind.", messages: [.init(role: .user, content: "Hello there")])

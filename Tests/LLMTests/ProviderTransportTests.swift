@@ -71,7 +71,7 @@ import X509
             let trusted = try ProviderTransport(connectionsPerOrigin: 4, tls: trusting)
             defer { trusted.shutdown() }
             let answer = try await collect(OpenAICompatibleProvider(model: "m", baseURL: base, apiKey: "sk", transport: trusted,
-                                                                    firstEventTimeout: .seconds(5), idleTimeout: .seconds(5)).stream(Self.request))
+                                                                    firstEventTimeout: .seconds(30), idleTimeout: .seconds(30)).stream(Self.request))
             #expect(answer.text == "token0 token1 token2 token3")
             #expect(controls.requestCount == 1)
 
@@ -79,7 +79,7 @@ import X509
             defer { untrusting.shutdown() }
             do {
                 _ = try await collect(OpenAICompatibleProvider(model: "m", baseURL: base, apiKey: "sk", transport: untrusting,
-                                                               firstEventTimeout: .seconds(5), idleTimeout: .seconds(5)).stream(Self.request))
+                                                               firstEventTimeout: .seconds(30), idleTimeout: .seconds(30)).stream(Self.request))
                 Issue.record("an unknown certificate was accepted")
             } catch let error as ProviderError {
                 #expect(error.kind == .connection)
@@ -96,7 +96,7 @@ import X509
             let one = try ProviderTransport(connectionsPerOrigin: 1)
             defer { one.shutdown() }
             let provider = OpenAICompatibleProvider(model: "m", baseURL: "http://127.0.0.1:\(client.port!)/v1", apiKey: nil, transport: one,
-                                                    firstEventTimeout: .seconds(5), idleTimeout: .seconds(5))
+                                                    firstEventTimeout: .seconds(30), idleTimeout: .seconds(30))
             async let first = collect(provider.stream(Self.request))
             async let second = collect(provider.stream(Self.request))
             let answers = try await [first, second]
@@ -112,7 +112,7 @@ import X509
         let server = try await OneAnswerPerConnectionServer.start()
         defer { server.stop() }
         let provider = OpenAICompatibleProvider(model: "m", baseURL: "http://127.0.0.1:\(server.port)/v1", apiKey: nil, transport: transport,
-                                                firstEventTimeout: .seconds(5), idleTimeout: .seconds(5))
+                                                firstEventTimeout: .seconds(30), idleTimeout: .seconds(30))
         for _ in 0..<3 {
             #expect(try await collect(provider.stream(Self.request)).text == "Hi there")
         }

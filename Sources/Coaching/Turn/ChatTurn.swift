@@ -272,6 +272,9 @@ public struct ChatTurn: Sendable {
         // the answer go out while it thinks, instead of delaying the request. The loop below takes the only
         // reference, so that leaving it ends the stream.
         var answer = Optional(chain.stream(request))
+        // The request goes out from a task of its own on this event loop, which runs only once this task lets it:
+        // let it now, so the provider starts thinking before the events below are written rather than after.
+        await Task.yield()
         await generation.emit("start", StartEvent(threadId: generation.threadID, userMessageId: generation.userMessageID,
                                                    assistantMessageId: generation.assistantMessageID))
         if let crisis {
