@@ -73,11 +73,9 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         }
         try startWatchdog(pgCtl: pgCtl)
 
-        // Through its socket file when the path fits (the system's limit), else over the loopback.
-        let socket = DatabaseURL(host: "127.0.0.1", port: port, username: "postgres", password: nil, database: "postgres",
-                                 socketDirectory: dataDirectory.path).socketPath!
+        // Through its socket file (Postgres itself refuses to start when that path is too long for the system).
         let admin = DatabaseURL(host: "127.0.0.1", port: port, username: "postgres", password: superPassword, database: "postgres",
-                                socketDirectory: socket.utf8.count <= DatabaseURL.maximumSocketPathLength ? dataDirectory.path : nil)
+                                socketDirectory: dataDirectory.path)
         try await Self.prepare(admin: admin, appPassword: appPassword, database: database, logger: logger)
         return Endpoints(
             admin: admin.with(database: database),
