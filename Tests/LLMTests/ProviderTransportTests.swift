@@ -111,6 +111,10 @@ import X509
     @Test func aKeptConnectionTheServerDropsIsReplaced() async throws {
         let server = try await OneAnswerPerConnectionServer.start()
         defer { server.stop() }
+        // A pool of its own: the shared one can hold kept connections to earlier tests' servers, one of which may
+        // have had this port (this test counts the connections it makes).
+        let transport = try ProviderTransport(connectionsPerOrigin: 4)
+        defer { transport.shutdown() }
         let provider = OpenAICompatibleProvider(model: "m", baseURL: "http://127.0.0.1:\(server.port)/v1", apiKey: nil, transport: transport,
                                                 firstEventTimeout: .seconds(30), idleTimeout: .seconds(30))
         for _ in 0..<3 {
