@@ -31,7 +31,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The longest socket path the system takes (`sun_path` holds 108 bytes with its terminating zero).
-    public static let maximumSocketPathLength = 107
+    static let maximumSocketPathLength = 107
 
     /// The socket file in `socketDirectory`.
     public var socketPath: String? { socketDirectory.map { "\($0)/.s.PGSQL.\(port)" } }

@@ -17,9 +17,9 @@ enum Negation {
     /// "…thoughts of harming myself, and I'm genuinely not": a denial closing the clause after the cue.
     static let denialAfter = TokenPattern("@self am|was|do|have|m ~2 not|never $")
 
-    static func denies(_ words: [String], span: Range<Int>, clause: Range<Int>) -> Bool {
-        deniedBefore(words, start: span.lowerBound, clauseStart: clause.lowerBound)
-            || denialAfter.firstMatch(in: words, range: span.upperBound..<clause.upperBound) != nil
+    static func denies(_ keyed: KeyedWords, span: Range<Int>, clause: Range<Int>) -> Bool {
+        deniedBefore(keyed.words, start: span.lowerBound, clauseStart: clause.lowerBound)
+            || denialAfter.firstMatch(in: keyed, range: span.upperBound..<clause.upperBound) != nil
     }
 
     /// "I won't eat again until He takes me home": a conjunction between them ends the denial's reach.

@@ -68,7 +68,7 @@ struct CrisisRules: Sendable {
                    Subject.nearest(tokens.tokens, before: start, clauseStart: clause.lowerBound, writer: ["i"]) == .writer { continue }
                 var modifiers: [String] = []
                 var score = match.weight
-                if !match.traits.contains(.negationInside), Negation.denies(words, span: match.span, clause: clause) {
+                if !match.traits.contains(.negationInside), Negation.denies(keyed, span: match.span, clause: clause) {
                     modifiers.append("negated"); score *= 0.1
                 }
                 if match.traits.contains(.topic), Topic.isTopic(words, span: match.span, clause: clause) {

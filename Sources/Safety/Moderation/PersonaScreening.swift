@@ -84,18 +84,19 @@ public struct PersonaScreening: Sendable {
     // MARK: Cue phrases
 
     static func cues(in tokens: Tokens) -> (found: [(ModerationConcern, String)], cleared: Set<String>) {
-        let words = tokens.words
+        let keyed = tokens.keyed
+        let words = keyed.words
         guard !words.isEmpty else { return ([], []) }
         var found: [(ModerationConcern, String)] = []
         var cleared: Set<String> = []
         if speaksAsSomeoneFamous(tokens) { found.append((.impersonation, "famous-person")) }
         for clause in CrisisRules.clauseRanges(tokens.tokens) {
-            let referral = referralPattern.firstMatch(in: words, range: clause) != nil
+            let referral = referralPattern.firstMatch(in: keyed, range: clause) != nil
             for cue in ModerationCues.all {
-                guard let span = cue.pattern.firstMatch(in: words, range: clause) else { continue }
+                guard let span = cue.pattern.firstMatch(in: keyed, range: clause) else { continue }
                 // A denial before the cue or inside it: "I never ask for…", "I am not a therapist".
                 let denied = cue.deniable
-                    && (Negation.denies(words, span: span, clause: clause) || span.contains { Negation.words.contains(words[$0]) })
+                    && (Negation.denies(keyed, span: span, clause: clause) || span.contains { Negation.words.contains(words[$0]) })
                 if denied || cue.clearedByReferral && referral {
                     cleared.insert(cue.name)
                     continue
