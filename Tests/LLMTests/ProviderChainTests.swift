@@ -16,6 +16,8 @@ import Testing
             try await fallbackApp.test(.live) { fallbackClient in
                 var policy = ProviderChain.Policy()
                 policy.baseBackoff = .milliseconds(20)
+                let transport = try ProviderTransport(connectionsPerOrigin: 64) // the test's own (MockEndpoint says why)
+                defer { transport.shutdown() }
                 let chain = ProviderChain(providers: [
                     OpenAICompatibleProvider(model: "primary-model", baseURL: "http://127.0.0.1:\(primaryClient.port!)/v1", apiKey: nil,
                                              transport: transport, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),

@@ -7,8 +7,20 @@ import MockLLM
 import NIOCore
 import Testing
 
-/// The tests' providers share one transport; each test's mock listens on its own port, so its connections are its own.
-let transport = try! ProviderTransport(connectionsPerOrigin: 64)
+/// A mock's address and the connection pool its test reaches it through. Each test has a pool of its own: a pool
+/// shared by the tests could keep a connection to an earlier test's mock (its listener closed, the connection still
+/// served) and hand it to a later test whose mock was given the same port.
+struct MockEndpoint: Sendable {
+    let url: String
+    let transport: ProviderTransport
+
+    /// Runs `body` with a pool of its own, shut down after it.
+    static func with<T: Sendable>(port: Int, _ body: (MockEndpoint) async throws -> T) async throws -> T {
+        let transport = try ProviderTransport(connectionsPerOrigin: 64)
+        defer { transport.shutdown() }
+        return try await body(MockEndpoint(url: "http://127.0.0.1:\(port)", transport: transport))
+    }
+}
 
 @Suite struct ServerSentEventDecoderTests {
     @Test func decodesEventsSplitAcrossChunksAndLineEndings() {
@@ -51,20 +63,21 @@ let transport = try! ProviderTransport(connectionsPerOrigin: 64)
 
 /// The HTTP providers against the mock, over real HTTP on loopback.
 @Suite struct HTTPProviderTests {
-    func withMock(_ knobs: MockKnobs = .init(responseTokens: 5), _ body: @Sendable (MockLLMControls, String) async throws -> Void) async throws {
+    func withMock(_ knobs: MockKnobs = .init(responseTokens: 5), _ body: @Sendable (MockLLMControls, MockEndpoint) async throws -> Void) async throws {
         let controls = MockLLMControls(knobs: knobs)
         let app = Application(router: MockLLMServer.buildRouter(controls: controls), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in try await body(controls, "http://127.0.0.1:\(client.port!)") }
+        try await app.test(.live) { client in try await MockEndpoint.with(port: client.port!) { try await body(controls, $0) } }
     }
 
     /// The timeouts only bound a failure, so they are generous: handlers share the test process's two event loops
     /// with every other test's servers, and a loaded run has kept a first event waiting past five seconds.
-    func openAI(_ base: String, firstEvent: Duration = .seconds(30)) -> OpenAICompatibleProvider {
-        OpenAICompatibleProvider(model: "gpt-test", baseURL: base + "/v1", apiKey: "sk-test", transport: transport, firstEventTimeout: firstEvent, idleTimeout: .seconds(30))
+    func openAI(_ mock: MockEndpoint, firstEvent: Duration = .seconds(30)) -> OpenAICompatibleProvider {
+        OpenAICompatibleProvider(model: "gpt-test", baseURL: mock.url + "/v1", apiKey: "sk-test", transport: mock.transport, firstEventTimeout: firstEvent,
+                                 idleTimeout: .seconds(30))
     }
 
-    func anthropic(_ base: String) -> AnthropicProvider {
-        AnthropicProvider(model: "claude-test", baseURL: base, apiKey: "sk-ant", transport: transport, firstEventTimeout: .seconds(30), idleTimeout: .seconds(30))
+    func anthropic(_ mock: MockEndpoint) -> AnthropicProvider {
+        AnthropicProvider(model: "claude-test", baseURL: mock.url, apiKey: "sk-ant", transport: mock.transport, firstEventTimeout: .seconds(30), idleTimeout: .seconds(30))
     }
 
     static let request = CompletionRequest(system: "Be kind.", messages: [.init(role: .user, content: "Hello there")])

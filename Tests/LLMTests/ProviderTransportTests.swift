@@ -43,6 +43,8 @@ import X509
 
     /// A base URL that does not parse fails its requests as misconfigured, which the chain does not retry.
     @Test func anUnusableBaseURLIsAMisconfiguration() async throws {
+        let transport = try ProviderTransport(connectionsPerOrigin: 1)
+        defer { transport.shutdown() }
         let provider = OpenAICompatibleProvider(model: "m", baseURL: "localhost:8080/v1", apiKey: nil, transport: transport,
                                                 firstEventTimeout: .seconds(1), idleTimeout: .seconds(1))
         await #expect(throws: ProviderError.self) { _ = try await collect(provider.stream(Self.request)) }
@@ -111,8 +113,6 @@ import X509
     @Test func aKeptConnectionTheServerDropsIsReplaced() async throws {
         let server = try await OneAnswerPerConnectionServer.start()
         defer { server.stop() }
-        // A pool of its own: the shared one can hold kept connections to earlier tests' servers, one of which may
-        // have had this port (this test counts the connections it makes).
         let transport = try ProviderTransport(connectionsPerOrigin: 4)
         defer { transport.shutdown() }
         let provider = OpenAICompatibleProvider(model: "m", baseURL: "http://127.0.0.1:\(server.port)/v1", apiKey: nil, transport: transport,
