@@ -172,7 +172,7 @@ import Testing
         }
     }
 
-    @Test func theSweepMarksStaleStreamingAnswersInterruptedInEveryTenant() async throws {
+    @Test func theSweepMarksStaleStreamingAnswersInterruptedAndFreesTheirStreamsInEveryTenant() async throws {
         let hearth = try await TestHearth.make { $0.jobs.workers = 1 }
         let (_, first) = try await hearth.createTenant()
         let (_, second) = try await hearth.createTenant()
@@ -183,13 +183,24 @@ import Testing
                 let sent = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Still there?"])
                 answers.append(try #require((sent["assistantMessage"] as? [String: Any])?["id"] as? String))
             }
-            // Two servers died mid-answer long ago; a third answer is being generated right now.
+            // Two servers died mid-answer long ago; a third answer is being generated right now. Each holds its person's
+            // stream lease (the dead ones never released theirs), and a person who never came back left an expired one.
             try await hearth.admin("UPDATE messages SET status = 'streaming', streaming_since = now() - interval '10 minutes' WHERE id IN ('\(answers[0])', '\(answers[1])')")
             try await hearth.admin("UPDATE messages SET status = 'streaming', streaming_since = now() WHERE id = '\(answers[2])'")
+            try await hearth.admin("""
+                INSERT INTO stream_leases (lease_id, tenant_id, user_id, expires_at)
+                SELECT m.id, m.tenant_id, m.user_id, now() + interval '5 minutes' FROM messages m WHERE m.id IN ('\(answers[0])', '\(answers[1])', '\(answers[2])')
+                UNION ALL
+                SELECT gen_random_uuid(), m.tenant_id, m.user_id, now() - interval '1 second' FROM messages m WHERE m.id = '\(answers[0])'
+                """)
+            #expect(try await hearth.adminCount("stream_leases") == 4)
             // The schedule is due now: the next tick of the job runner enqueues the sweep and runs it.
             try await hearth.admin("UPDATE job_schedules SET next_run_at = now() WHERE name = 'coaching.abandoned-answers'")
             #expect(try await hearth.eventually("messages WHERE status = 'interrupted' AND streaming_since IS NULL AND completed_at IS NOT NULL", equals: 2))
             #expect(try await hearth.adminCount("messages WHERE status = 'streaming' AND id = '\(answers[2])'") == 1)
+            // The interrupted answers' slots are free, and so is the expired one's; the live answer keeps its own.
+            #expect(try await hearth.adminCount("stream_leases") == 1)
+            #expect(try await hearth.adminCount("stream_leases WHERE lease_id = '\(answers[2])'") == 1)
             #expect(try await hearth.adminCount("jobs WHERE kind = 'coaching.abandoned-answers' AND state = 'done'") >= 1)
         }
     }
