@@ -24,7 +24,7 @@ import Testing
                     AnthropicProvider(model: "fallback-model", baseURL: "http://127.0.0.1:\(fallbackClient.port!)", apiKey: nil,
                                       transport: transport, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
                 ], policy: policy)
-                try await body(primary, fallback, chain)
+                try await onAnEventLoop { try await body(primary, fallback, chain) }
             }
         }
     }

@@ -1,15 +1,28 @@
 import Foundation
+import HearthPlatform
 import HearthTestSupport
 import Hummingbird
 import HummingbirdTesting
 import LLM
 import MockLLM
 import NIOCore
+import NIOPosix
 import Testing
 
 /// A mock's address and the connection pool its test reaches it through. Each test has a pool of its own: a pool
 /// shared by the tests could keep a connection to an earlier test's mock (its listener closed, the connection still
 /// served) and hand it to a later test whose mock was given the same port.
+/// Runs `body` where a request's code runs in the server: on an event loop, which then also runs the provider's
+/// reading task (``EventLoopTaskExecutor/current``). On Swift's global pool instead, a test shares its two threads
+/// with every CPU-bound test of the suite: in CI's first seconds, plain synchronous tests waited six seconds for a
+/// thread, and a provider's reading task once waited past its 30 s first-event timeout.
+func onAnEventLoop<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    let executor = EventLoopExecutors().executor(for: MultiThreadedEventLoopGroup.singleton.next())!
+    return try await EventLoopTaskExecutor.$current.withValue(executor) {
+        try await withTaskExecutorPreference(executor) { try await body() }
+    }
+}
+
 struct MockEndpoint: Sendable {
     let url: String
     let transport: ProviderTransport
@@ -66,7 +79,9 @@ struct MockEndpoint: Sendable {
     func withMock(_ knobs: MockKnobs = .init(responseTokens: 5), _ body: @Sendable (MockLLMControls, MockEndpoint) async throws -> Void) async throws {
         let controls = MockLLMControls(knobs: knobs)
         let app = Application(router: MockLLMServer.buildRouter(controls: controls), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-        try await app.test(.live) { client in try await MockEndpoint.with(port: client.port!) { try await body(controls, $0) } }
+        try await app.test(.live) { client in
+            try await onAnEventLoop { try await MockEndpoint.with(port: client.port!) { try await body(controls, $0) } }
+        }
     }
 
     /// The timeouts only bound a failure, so they are generous: handlers share the test process's two event loops
