@@ -198,8 +198,8 @@ import Testing
 
 @Suite struct TokenPatternTests {
     func matches(_ pattern: String, _ text: String) -> Bool {
-        let words = Tokens(text).words
-        return TokenPattern(pattern).firstMatch(in: words, range: 0..<words.count) != nil
+        let keyed = Tokens(text).keyed
+        return TokenPattern(pattern).firstMatch(in: keyed, range: 0..<keyed.words.count) != nil
     }
 
     @Test func wordsChoicesSequencesOptionalsGapsAndClasses() {

@@ -49,9 +49,10 @@ struct Tense {
 
     /// `next` is the clause after this one: a tag there can carry the past into now ("I used to cut myself,
     /// still do", "…and I think about it again").
-    init(_ words: [String], clause: Range<Int>, next: Range<Int>?, message: MessageTense) {
+    init(_ keyed: KeyedWords, clause: Range<Int>, next: Range<Int>?, message: MessageTense) {
+        let words = keyed.words
         let here = Self.markers(words[clause])
-        if here.recent || next.map({ Self.continuation.firstMatch(in: words, range: $0) != nil }) == true {
+        if here.recent || next.map({ Self.continuation.firstMatch(in: keyed, range: $0) != nil }) == true {
             isDistantPast = false
         } else if here.distant {
             isDistantPast = true

@@ -55,7 +55,7 @@ struct CrisisRules: Sendable {
             }
             guard !matches.isEmpty else { continue }
             let vetoed = Figurative.vetoedKinds(keyed, clause: clause)
-            let tense = Tense(words, clause: clause, next: clauses.dropFirst(position + 1).first, message: messageTense)
+            let tense = Tense(keyed, clause: clause, next: clauses.dropFirst(position + 1).first, message: messageTense)
             for match in matches where !seen.contains(match.name) {
                 let start = match.span.lowerBound
                 var kind = match.kind

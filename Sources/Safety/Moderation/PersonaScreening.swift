@@ -118,9 +118,9 @@ public struct PersonaScreening: Sendable {
     /// source ("inspired by Brené Brown's research", "the James Clear habit loop"): the name with no attribution
     /// word just before it and not possessive.
     static func speaksAsSomeoneFamous(_ tokens: Tokens) -> Bool {
-        let words = tokens.words
+        let keyed = tokens.keyed, words = keyed.words
         var start = 0
-        while start < words.count, let span = famousPattern.firstMatch(in: words, range: start..<words.count) {
+        while start < words.count, let span = famousPattern.firstMatch(in: keyed, range: start..<words.count) {
             let before = words[max(0, span.lowerBound - 3)..<span.lowerBound]
             let possessive = tokens.tokens[span.upperBound - 1].possessive
             if !possessive, !before.contains(where: attribution.contains) { return true }

@@ -101,11 +101,6 @@ public struct TokenPattern: Sendable, CustomStringConvertible {
     }
 
     /// Where the pattern first matches in `words[range]`: the start and end of the span.
-    public func firstMatch(in words: [String], range: Range<Int>) -> Range<Int>? {
-        firstMatch(in: KeyedWords(words), range: range)
-    }
-
-    /// The same for words already keyed (a message read more than once).
     public func firstMatch(in words: KeyedWords, range: Range<Int>) -> Range<Int>? {
         for start in range where firstWords?.contains(words.words[start], key: words.keys[start]) ?? true {
             if let end = match(words, at: start, limit: range.upperBound) { return start..<end }
@@ -224,11 +219,8 @@ struct WordSet: Sendable {
 
     mutating func insert(_ word: some StringProtocol) {
         let word = String(word), key = KeyedWords.key(word)
-        var index = lowerBound(key)
-        while index < keys.count, keys[index] == key {
-            if words[index] == word { return }
-            index += 1
-        }
+        let (index, found) = position(of: word, key: key)
+        guard !found else { return }
         keys.insert(key, at: index)
         words.insert(word, at: index)
     }
@@ -238,20 +230,20 @@ struct WordSet: Sendable {
     }
 
     func contains(_ word: String, key: UInt64) -> Bool {
-        var index = lowerBound(key)
-        while index < keys.count, keys[index] == key {
-            if words[index] == word { return true }
-            index += 1
-        }
-        return false
+        position(of: word, key: key).found
     }
 
-    private func lowerBound(_ key: UInt64) -> Int {
+    /// Where `word` is, or where it would go: a binary search for its key, then the words sharing that key.
+    private func position(of word: String, key: UInt64) -> (index: Int, found: Bool) {
         var (low, high) = (0, keys.count)
         while low < high {
             let middle = (low + high) / 2
             if keys[middle] < key { low = middle + 1 } else { high = middle }
         }
-        return low
+        while low < keys.count, keys[low] == key {
+            if words[low] == word { return (low, true) }
+            low += 1
+        }
+        return (low, false)
     }
 }
