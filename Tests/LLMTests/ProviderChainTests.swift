@@ -7,7 +7,10 @@ import Testing
 
 /// Two mock providers (primary and fallback) over real HTTP; faults scripted per request.
 @Suite struct ProviderChainTests {
-    func withMocks(_ body: @Sendable (MockLLMControls, MockLLMControls, ProviderChain) async throws -> Void) async throws {
+    /// `primaryWait` bounds the primary's wait for its first event and between events. Only a test of a stall
+    /// shortens it: in a full parallel run on two cores a healthy mock's first event can take longer than
+    /// a short limit, and the chain would then retry an answer the test meant to fail otherwise.
+    func withMocks(primaryWait: Duration = .seconds(30), _ body: @Sendable (MockLLMControls, MockLLMControls, ProviderChain) async throws -> Void) async throws {
         let primary = MockLLMControls(knobs: .init(responseTokens: 3))
         let fallback = MockLLMControls(knobs: .init(responseTokens: 3))
         let primaryApp = Application(router: MockLLMServer.buildRouter(controls: primary), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -20,9 +23,9 @@ import Testing
                 defer { transport.shutdown() }
                 let chain = ProviderChain(providers: [
                     OpenAICompatibleProvider(model: "primary-model", baseURL: "http://127.0.0.1:\(primaryClient.port!)/v1", apiKey: nil,
-                                             transport: transport, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
+                                             transport: transport, firstEventTimeout: primaryWait, idleTimeout: primaryWait),
                     AnthropicProvider(model: "fallback-model", baseURL: "http://127.0.0.1:\(fallbackClient.port!)", apiKey: nil,
-                                      transport: transport, firstEventTimeout: .milliseconds(400), idleTimeout: .milliseconds(400)),
+                                      transport: transport, firstEventTimeout: .seconds(30), idleTimeout: .seconds(30)),
                 ], policy: policy)
                 try await onAnEventLoop { try await body(primary, fallback, chain) }
             }
@@ -64,7 +67,7 @@ import Testing
     }
 
     @Test func aStalledPrimaryFallsBack() async throws {
-        try await withMocks { primary, fallback, chain in
+        try await withMocks(primaryWait: .milliseconds(400)) { primary, fallback, chain in
             primary.script([.stall, .stall, .stall])
             let (events, failure) = await run(chain)
             #expect(failure == nil)
@@ -100,12 +103,12 @@ import Testing
                 if case .delta(let text) = event { return text }
                 return "not a delta: \(event)"
             }.joined() == "token0 token1")
+            #expect(primary.requestCount == 1)
+            #expect(fallback.requestCount == 0)
             guard case .interrupted? = failure as? ProviderChain.ChainFailure else {
                 Issue.record("expected interrupted, got \(String(describing: failure))")
                 return
             }
-            #expect(primary.requestCount == 1)
-            #expect(fallback.requestCount == 0)
         }
     }
 }

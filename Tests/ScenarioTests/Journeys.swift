@@ -29,9 +29,9 @@ struct Person: Sendable {
         let end = try await client.call(.post, "/v1/threads/\(thread.threadID)/end-session", clientKey: me.key, token: me.token)
         #expect(end.status == .accepted)
         // The summary's facts job is queued with it: once the summary exists and no memory job is left, both ran.
-        #expect(try await hearth.eventually("memory_summaries WHERE kind = 'session' AND thread_id = '\(thread.threadID)'", equals: 1, timeout: .seconds(20)))
+        #expect(try await hearth.eventually("memory_summaries WHERE kind = 'session' AND thread_id = '\(thread.threadID)'", equals: 1))
         #expect(try await hearth.eventually("jobs WHERE kind IN ('memory.summarize', 'memory.extract-facts') AND state IN ('pending', 'running')",
-                                            equals: 0, timeout: .seconds(20)))
+                                            equals: 0))
         return streams
     }
 
