@@ -103,9 +103,9 @@ public struct TestHearth: Sendable {
 
     /// Polls `SELECT count(*) FROM fromClause` until it equals `count` (or, without one, is positive); false if
     /// that does not happen within `timeout`. For work that completes in the background. The timeout is generous
-    /// because it only bounds a failure: a full parallel run on two cores starts every test at once, and in its
-    /// first minute a test's server can take tens of seconds over a few dozen statements (a domain-file watcher
-    /// once missed a 30 s bound that way; a job retried twice once missed a 10 s one).
+    /// because it only bounds a failure: in a full parallel run on two cores a test's server can take tens of seconds
+    /// over a few dozen statements (in CI's first minute a domain-file watcher once missed a 30 s bound that way, when
+    /// every test started at once; a job retried twice once missed a 10 s one).
     public func eventually(_ fromClause: String, equals count: Int? = nil, timeout: Duration = .seconds(120)) async throws -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
