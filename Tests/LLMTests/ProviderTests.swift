@@ -9,20 +9,17 @@ import NIOCore
 import NIOPosix
 import Testing
 
-/// A mock's address and the connection pool its test reaches it through. Each test has a pool of its own: a pool
-/// shared by the tests could keep a connection to an earlier test's mock (its listener closed, the connection still
-/// served) and hand it to a later test whose mock was given the same port.
 /// Runs `body` where a request's code runs in the server: on an event loop, which then also runs the provider's
 /// reading task (``EventLoopTaskExecutor/current``). On Swift's global pool instead, a test shares its two threads
 /// with every CPU-bound test of the suite: in CI's first seconds, plain synchronous tests waited six seconds for a
 /// thread, and a provider's reading task once waited past its 30 s first-event timeout.
 func onAnEventLoop<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-    let executor = EventLoopExecutors().executor(for: MultiThreadedEventLoopGroup.singleton.next())!
-    return try await EventLoopTaskExecutor.$current.withValue(executor) {
-        try await withTaskExecutorPreference(executor) { try await body() }
-    }
+    try await EventLoopExecutors().executor(for: MultiThreadedEventLoopGroup.singleton.next())!.run(body)
 }
 
+/// A mock's address and the connection pool its test reaches it through. Each test has a pool of its own: a pool
+/// shared by the tests could keep a connection to an earlier test's mock (its listener closed, the connection still
+/// served) and hand it to a later test whose mock was given the same port.
 struct MockEndpoint: Sendable {
     let url: String
     let transport: ProviderTransport

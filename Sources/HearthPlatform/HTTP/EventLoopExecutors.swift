@@ -42,6 +42,13 @@ public final class EventLoopTaskExecutor: TaskExecutor {
         self.loop = loop
     }
 
+    /// Runs `body` on this executor's loop, naming this executor as ``current`` for the tasks it starts.
+    public func run<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await Self.$current.withValue(self) {
+            try await withTaskExecutorPreference(self) { try await body() }
+        }
+    }
+
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         loop.execute {
@@ -72,8 +79,6 @@ struct OnConnectionLoop<Base: ServerChildChannel>: ServerChildChannel {
 
     func handle(value: Base.Value, logger: Logger) async {
         guard let executor = executors.executor(for: value.channel.eventLoop) else { return await base.handle(value: value, logger: logger) }
-        await EventLoopTaskExecutor.$current.withValue(executor) {
-            await withTaskExecutorPreference(executor) { await base.handle(value: value, logger: logger) }
-        }
+        await executor.run { await base.handle(value: value, logger: logger) }
     }
 }
