@@ -115,12 +115,18 @@ struct MockEndpoint: Sendable {
     /// next request: the stream reads the response to its end after answering.
     @Test func aConnectionIsReusedWhenTheResponseEndsAfterItsLastEvent() async throws {
         try await withMock(.init(responseTokens: 3, endDelay: .milliseconds(20))) { controls, base in
+            // The next turn comes after the response's end: a request sent during the pause would need a second
+            // connection. A connection that is not read to its end never comes back, and the wait fails.
+            func connectionReturned() async throws {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while base.transport.idleConnections == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                try #require(base.transport.idleConnections == 1)
+            }
             for _ in 0..<3 {
                 #expect(try await collect(openAI(base).stream(Self.request)).text == "token0 token1 token2")
-                // Past the response's end, as the next turn would be: a request sent during the pause needs a second connection.
-                try await Task.sleep(for: .milliseconds(300))
+                try await connectionReturned()
                 #expect(try await collect(anthropic(base).stream(Self.request)).text == "token0 token1 token2")
-                try await Task.sleep(for: .milliseconds(300))
+                try await connectionReturned()
             }
             #expect(controls.requestCount == 6)
             #expect(controls.connectionCount == 1)

@@ -148,6 +148,12 @@ public final class ProviderTransport: Sendable {
         waiter?.resume(returning: kept ? connection : nil)
     }
 
+    /// Connections kept for a next request, over all origins: for tests, which wait for a finished answer's
+    /// connection to come back rather than for a time that a loaded machine can overrun.
+    package var idleConnections: Int {
+        state.withLockedValue { state in state.pools.values.reduce(0) { $0 + $1.idle.count } }
+    }
+
     /// Closes every idle connection and refuses new requests; answers in flight finish on theirs.
     public func shutdown() {
         sweep.cancel()
