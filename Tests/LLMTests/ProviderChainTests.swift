@@ -9,8 +9,9 @@ import Testing
 @Suite struct ProviderChainTests {
     /// `primaryWait` bounds the primary's wait for its first event and between events. Only a test of a stall
     /// shortens it: in a full parallel run on two cores a healthy mock's first event can take longer than
-    /// a short limit, and the chain would then retry an answer the test meant to fail otherwise.
-    func withMocks(primaryWait: Duration = .seconds(30), _ body: @Sendable (MockLLMControls, MockLLMControls, ProviderChain) async throws -> Void) async throws {
+    /// a short limit, and the chain would then retry an answer the test meant to fail otherwise. The failure
+    /// budget is long for the same reason (a loaded run can spend 3 s on a few requests), except in the test of it.
+    func withMocks(primaryWait: Duration = .seconds(30), budget: Duration = .seconds(60), _ body: @Sendable (MockLLMControls, MockLLMControls, ProviderChain) async throws -> Void) async throws {
         let primary = MockLLMControls(knobs: .init(responseTokens: 3))
         let fallback = MockLLMControls(knobs: .init(responseTokens: 3))
         let primaryApp = Application(router: MockLLMServer.buildRouter(controls: primary), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -19,6 +20,7 @@ import Testing
             try await fallbackApp.test(.live) { fallbackClient in
                 var policy = ProviderChain.Policy()
                 policy.baseBackoff = .milliseconds(20)
+                policy.failureBudget = budget
                 let transport = try ProviderTransport(connectionsPerOrigin: 64) // the test's own (MockEndpoint says why)
                 defer { transport.shutdown() }
                 let chain = ProviderChain(providers: [
@@ -76,13 +78,11 @@ import Testing
         }
     }
 
-    @Test func whenEverythingFailsTheChainGivesUpWithinTheBudget() async throws {
+    @Test func whenEverythingFailsTheChainGivesUpWithEachAttemptsError() async throws {
         try await withMocks { primary, fallback, chain in
             primary.script(Array(repeating: .status(503), count: 10))
             fallback.script(Array(repeating: .status(500), count: 10))
-            let started = ContinuousClock.now
             let (events, failure) = await run(chain)
-            let elapsed = ContinuousClock.now - started
             #expect(events.isEmpty)
             guard case .unavailable(let errors)? = failure as? ProviderChain.ChainFailure else {
                 Issue.record("expected unavailable, got \(String(describing: failure))")
@@ -90,7 +90,23 @@ import Testing
             }
             #expect(errors.count == 6)
             #expect(errors.allSatisfy { $0.kind == .unavailable })
-            #expect(elapsed < .seconds(3))
+        }
+    }
+
+    /// Once the failure budget is spent, a failure ends the chain: no retry, no fallback. (The turn's budget of 3 s is
+    /// what keeps "temporarily unavailable" prompt; a spent one is the case a test can reach without timing.)
+    @Test func aSpentBudgetEndsTheChainAtTheNextFailure() async throws {
+        try await withMocks(budget: .zero) { primary, fallback, chain in
+            primary.script(Array(repeating: .status(503), count: 10))
+            let (events, failure) = await run(chain)
+            #expect(events.isEmpty)
+            #expect(primary.requestCount == 1)
+            #expect(fallback.requestCount == 0)
+            guard case .unavailable(let errors)? = failure as? ProviderChain.ChainFailure else {
+                Issue.record("expected unavailable, got \(String(describing: failure))")
+                return
+            }
+            #expect(errors.map(\.kind) == [.unavailable])
         }
     }
 
