@@ -25,6 +25,9 @@ public struct TestHearth: Sendable {
         config.accounts.passwordCost = .init(memoryKiB: 1024, iterations: 1, parallelism: 1)
         // The offline model streams at full speed in tests.
         config.llm.offlinePace = .zero
+        // A mock's first token only waits on the machine, which in a full parallel run on two cores has taken
+        // seconds: a 10 s limit met there would retry an answer a test expects once. Stalls are tested in LLMTests.
+        config.llm.firstTokenTimeout = .seconds(60)
         // No background jobs unless a test asks for them (`config.jobs.workers = 1`); then they are picked up quickly.
         config.jobs.workers = 0
         config.jobs.pollInterval = .milliseconds(50)
