@@ -12,8 +12,7 @@ import Testing
                 let coachee = try await Coachee.make(client, key: key)
                 async let turn = coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Saved first"])
                 // As soon as the provider has been called — and long before it answers — the message is durable.
-                let deadline = ContinuousClock.now + .seconds(20)
-                while controls.requestCount == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                _ = try await waitUntil(timeout: .seconds(20)) { controls.requestCount != 0 }
                 #expect(controls.requestCount == 1)
                 #expect(try await hearth.adminCount("messages WHERE role = 'user' AND status = 'complete'") == 1)
                 #expect(try await hearth.adminCount("messages WHERE role = 'assistant' AND status = 'streaming'") == 1)

@@ -122,11 +122,8 @@ import Testing
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: TestLogs.quiet))
         let service = Task { try await group.run() }
         // Wait for the port to answer (a minute at most: early in a full parallel run a server starts slowly).
-        var ready = false
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !ready && ContinuousClock.now < deadline {
-            ready = (try? await HTTPProbe.get(port: port, path: "/healthz")) != nil
-            if !ready { try await Task.sleep(for: .milliseconds(50)) }
+        let ready = try await waitUntil(timeout: .seconds(60), every: .milliseconds(50)) {
+            (try? await HTTPProbe.get(port: port, path: "/healthz")) != nil
         }
         #expect(ready)
         async let slow = HTTPProbe.get(port: port, path: "/test/slow")

@@ -110,13 +110,10 @@ public struct TestHearth: Sendable {
     /// over a few dozen statements (in CI's first minute a domain-file watcher once missed a 30 s bound that way, when
     /// every test started at once; a job retried twice once missed a 10 s one).
     public func eventually(_ fromClause: String, equals count: Int? = nil, timeout: Duration = .seconds(120)) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
+        try await waitUntil(timeout: timeout, every: .milliseconds(50)) {
             let current = try await adminCount(fromClause)
-            if count.map({ current == $0 }) ?? (current > 0) { return true }
-            try await Task.sleep(for: .milliseconds(50))
+            return count.map { current == $0 } ?? (current > 0)
         }
-        return false
     }
 
     /// Lifts every plan's and every tenant's limits to their maximum: for load tests, which measure Hearth's work

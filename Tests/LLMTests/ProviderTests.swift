@@ -118,8 +118,7 @@ struct MockEndpoint: Sendable {
             // The next turn comes after the response's end: a request sent during the pause would need a second
             // connection. A connection that is not read to its end never comes back, and the wait fails.
             func connectionReturned() async throws {
-                let deadline = ContinuousClock.now + .seconds(60)
-                while base.transport.idleConnections == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+                _ = try await waitUntil(timeout: .seconds(60), every: .milliseconds(10)) { base.transport.idleConnections != 0 }
                 try #require(base.transport.idleConnections == 1)
             }
             for _ in 0..<3 {
@@ -154,7 +153,7 @@ struct MockEndpoint: Sendable {
             }
             // The timed-out connection is closed, not left to the provider: the mock's stall (five seconds of
             // keep-alive comments) finds its client gone at its next comment.
-            for _ in 0..<80 where controls.stallsLeft == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            _ = try await waitUntil(timeout: .seconds(4), every: .milliseconds(50)) { controls.stallsLeft != 0 }
             #expect(controls.stallsLeft == 1)
         }
     }
