@@ -49,13 +49,13 @@ public enum Chromium {
     /// Chromium writes the port it chose to `DevToolsActivePort` in the profile once it listens.
     private static func devToolsPort(profile: URL) async throws -> Int {
         let file = profile.appendingPathComponent("DevToolsActivePort")
-        for _ in 0..<300 {
-            if let text = try? String(contentsOf: file, encoding: .utf8), let line = text.split(separator: "\n").first, let port = Int(line) {
-                return port
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        var port: Int?
+        _ = try await waitUntil(timeout: .seconds(30), every: .milliseconds(100)) {
+            port = (try? String(contentsOf: file, encoding: .utf8)).flatMap { $0.split(separator: "\n").first }.flatMap { Int($0) }
+            return port != nil
         }
-        throw DevToolsError("Chromium did not open its DevTools port within 30 s")
+        guard let port else { throw DevToolsError("Chromium did not open its DevTools port within 30 s") }
+        return port
     }
 
     /// The WebSocket address of the browser's tab (`/json/list`).
