@@ -3,7 +3,8 @@ import HearthPlatform
 import PostgresNIO
 
 /// Who is being refused by a limit right now (the console's "limited now"): request windows over their quota
-/// that have not ended (HearthPlatform's `rate_windows`, read here), and people at their plan's tokens per day.
+/// that have not ended (HearthPlatform's `rate_windows`, read here; the tenant's requests per second as the sum
+/// of its slots, migration 0039), and people at their plan's tokens per day.
 public struct LimitedNow: Sendable, Equatable {
     public let limit: String
     /// A person's id, `address` (a client address, kept only as a hash), or `tenant` (all of the tenant's requests).
@@ -16,11 +17,16 @@ public struct LimitedNow: Sendable, Equatable {
         try await database.withTenant(tenantID) { connection in
             let rows = try await connection.query(
                 """
-                SELECT name, CASE WHEN subject = '' THEN 'tenant' WHEN name IN ('signups-per-hour', 'logins-per-minute')
-                                  THEN 'address' ELSE subject END,
+                SELECT name, CASE WHEN name IN ('signups-per-hour', 'logins-per-minute') THEN 'address' ELSE subject END,
                        used, quota, greatest(1, ceil(extract(epoch FROM window_start - now()) + window_seconds))::integer
                 FROM rate_windows
-                WHERE used > quota AND window_start + make_interval(secs => window_seconds) > now()
+                WHERE name <> 'tenant-requests-per-second' AND used > quota
+                  AND window_start + make_interval(secs => window_seconds) > now()
+                UNION ALL
+                SELECT name, 'tenant', sum(used)::bigint, max(quota), 1
+                FROM rate_windows
+                WHERE name = 'tenant-requests-per-second' AND window_start + make_interval(secs => window_seconds) > now()
+                GROUP BY name HAVING sum(used) > max(quota)
                 UNION ALL
                 SELECT 'tokens-per-day', d.user_id::text, d.input_tokens + d.output_tokens, p.tokens_per_day,
                        ceil(extract(epoch FROM ((d.day + 1)::timestamp AT TIME ZONE 'UTC') - now()))::integer
