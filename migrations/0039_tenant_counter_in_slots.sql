@@ -1,4 +1,4 @@
--- A tenant's requests per second are counted in sixteen rows, not one (issue 3, decision 0024).
+-- A tenant's requests per second are counted in thirty-two rows, not one (issue 3, decision 0024).
 --
 -- Every signed-in request counted against one `rate_windows` row per tenant, and a statement holds the lock on a
 -- row it updated until it commits: its WAL flushed to disk. Decision 0017 moved that update to the statement's last
@@ -7,10 +7,11 @@
 -- hundred requests a second, however many servers it runs. Sampling pg_stat_activity during 64 users thinking
 -- 250 ms found a quarter of the sends' active time waiting on `transactionid` for that row (docs/performance.md).
 --
--- Now each connection counts in one of sixteen rows of the tenant's window, chosen by its backend's process id
--- (`subject` is the slot's number, 0-15), and the count checked is the sum of the window's rows: its own, taken
+-- Now each connection counts in one of thirty-two rows of the tenant's window, chosen by its backend's process id
+-- (`subject` is the slot's number, 0-31), and the count checked is the sum of the window's rows: its own, taken
 -- and locked, and the others as committed. Two statements wait for each other only when their connections share
--- a slot; a pool's connections, opened one after another, have consecutive process ids and so distinct slots.
+-- a slot. A pool's connections (20 by default) are opened one after another, so their process ids are consecutive
+-- and their slots distinct.
 -- What it gives up: a statement does not see the counts of others still uncommitted, so in a second of many
 -- concurrent requests a few more than the quota (at most the number of statements counting at the same instant,
 -- less one) can pass. The limit protects a tenant's capacity, and that many over it does not threaten it.
@@ -25,7 +26,7 @@ CREATE OR REPLACE FUNCTION hearth_tenant_second_take(p_tenant uuid)
 #variable_conflict use_column
 DECLARE
     per_second bigint;
-    slot text := (pg_backend_pid() % 16)::text;
+    slot text := (pg_backend_pid() % 32)::text;
     taken record;
 BEGIN
     SELECT l.requests_per_second INTO per_second FROM tenant_limits l WHERE l.tenant_id = p_tenant;
