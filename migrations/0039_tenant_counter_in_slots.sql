@@ -12,6 +12,7 @@
 -- and locked, and the others as committed. Two statements wait for each other only when their connections share
 -- a slot. A pool's connections (20 by default) are opened one after another, so their process ids are consecutive
 -- and their slots distinct.
+--
 -- What it gives up: a statement does not see the counts of others still uncommitted, so in a second of many
 -- concurrent requests a few more than the quota (at most the number of statements counting at the same instant,
 -- less one) can pass. The limit protects a tenant's capacity, and that many over it does not threaten it.
