@@ -29,6 +29,8 @@ import Testing
             #expect(messages[0]["id"] as? String == events[0]["userMessageId"] as? String)
             #expect(messages[1]["content"] as? String == events.text)
             #expect(messages[1]["status"] as? String == "complete")
+            // Both ids are time-ordered (version 7): each lands at the right edge of the messages' primary key.
+            #expect(messages.allSatisfy { ($0["id"] as? String).flatMap(UUID.init(uuidString:)).map { $0.uuid.6 >> 4 == 7 } == true })
         }
         // At rest: ciphertext only.
         #expect(try await hearth.adminCount("messages WHERE position('thesis' IN encode(content_ciphertext, 'escape')) > 0") == 0)

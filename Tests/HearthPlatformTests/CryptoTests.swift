@@ -116,6 +116,21 @@ import Testing
         }
     }
 
+    /// Version 7: the first 48 bits are the time in milliseconds, so ids sort by when they were made (as Postgres
+    /// compares `uuid`s, byte by byte), and the rest is random: ids of the same millisecond still differ.
+    @Test func timeOrderedUUIDsCarryTheirMillisecondAndSortByIt() {
+        let date = Date(timeIntervalSince1970: 1_796_000_000.123)
+        let ids = (0..<5_000).map { _ in RandomBytes.timeOrderedUUID(at: date) }
+        #expect(Set(ids).count == ids.count)
+        let id = ids[0]
+        #expect(id.uuid.6 >> 4 == 7 && id.uuid.8 >> 6 == 0b10)
+        let milliseconds = [id.uuid.0, id.uuid.1, id.uuid.2, id.uuid.3, id.uuid.4, id.uuid.5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        #expect(milliseconds == 1_796_000_000_123)
+        let bytes = { (id: UUID) in withUnsafeBytes(of: id.uuid) { Array($0) } }
+        let later = RandomBytes.timeOrderedUUID(at: date.addingTimeInterval(0.001))
+        #expect(ids.allSatisfy { bytes($0).lexicographicallyPrecedes(bytes(later)) })
+    }
+
     /// Requests larger than the pool's block, and ones that straddle a refill, are served whole and never repeat.
     @Test func bytesAcrossBlocksAreFreshAndCoverEveryValue() {
         let chunks = (0..<40).map { _ in RandomBytes.bytes(3_001) }

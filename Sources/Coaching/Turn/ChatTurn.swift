@@ -66,8 +66,8 @@ public struct ChatTurn: Sendable {
               locale: String?) async throws -> (start: Start, limit: RateLimit?) {
         // The message alone decides whether it shows a crisis, so the check runs before the statement that stores
         // it with the check's finding; the router, which needs the thread, runs after.
-        let question = TurnStore.Send(question: RandomBytes.uuid(), content: content, idempotencyKey: idempotencyKey,
-                                      answer: RandomBytes.uuid(), crisis: safety.detector.assess(content),
+        let question = TurnStore.Send(question: RandomBytes.timeOrderedUUID(), content: content, idempotencyKey: idempotencyKey,
+                                      answer: RandomBytes.timeOrderedUUID(), crisis: safety.detector.assess(content),
                                       locales: CrisisResources.candidates(for: locale))
         // A session that is not live is refused by the statement; without a key there is no account to have one.
         guard let key = try await dataKeys.key(tenantID: tenant.id, userID: identity.userID) else { throw APIError.sessionRevoked }
