@@ -35,6 +35,11 @@ import Testing
         // At rest: ciphertext only.
         #expect(try await hearth.adminCount("messages WHERE position('thesis' IN encode(content_ciphertext, 'escape')) > 0") == 0)
         #expect(try await hearth.adminCount("usage_records WHERE provider = 'offline' AND outcome = 'completed' AND tokens_estimated AND cost_micros = 0 AND input_tokens > 0 AND output_tokens > 0 AND total_ms >= 0 AND ttft_ms IS NOT NULL") == 1)
+        // The record's id is time-ordered too (migration 0040): version 7, its first 48 bits the millisecond it was made.
+        #expect(try await hearth.adminCount("""
+            usage_records WHERE substring(id::text FROM 15 FOR 1) = '7'
+              AND abs(('x' || substring(replace(id::text, '-', '') FROM 1 FOR 12))::bit(48)::bigint - extract(epoch FROM created_at) * 1000) < 5000
+            """) == 1)
     }
 
     @Test func withoutEventStreamTheWholeAnswerComesAsJSON() async throws {
