@@ -68,12 +68,13 @@ public enum RandomBytes {
     }
 
     /// A time-ordered (version 7, RFC 9562) UUID: the Unix time in milliseconds, then 74 random bits. For the keys of
-    /// tables written on every turn (`messages`): each insert lands at the right edge of the primary key's index
-    /// instead of on a random page, so the index keeps its recent pages in memory and after a checkpoint writes whole
-    /// one page, not one per insert (docs/performance-notes.md). The time is no secret: rows show it as `created_at`.
+    /// tables written on every turn (`messages`; `usage_records` get theirs from its SQL twin, `hearth_uuid_v7`,
+    /// migration 0040): each insert lands at the right edge of the primary key's index instead of on a random page,
+    /// so the index keeps its recent pages in memory and after a checkpoint writes one page whole, not one per insert
+    /// (docs/performance-notes.md). The time is no secret: rows show it as `created_at`.
     public static func timeOrderedUUID(at date: Date = Date()) -> UUID {
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &bytes) { fill($0) }
+        // A random one with its first six bytes and its version replaced (the variant stays).
+        var bytes = uuid().uuid
         let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
         bytes.0 = UInt8(truncatingIfNeeded: milliseconds >> 40)
         bytes.1 = UInt8(truncatingIfNeeded: milliseconds >> 32)
@@ -82,7 +83,6 @@ public enum RandomBytes {
         bytes.4 = UInt8(truncatingIfNeeded: milliseconds >> 8)
         bytes.5 = UInt8(truncatingIfNeeded: milliseconds)
         bytes.6 = (bytes.6 & 0x0F) | 0x70 // version 7
-        bytes.8 = (bytes.8 & 0x3F) | 0x80 // RFC 4122 variant
         return UUID(uuid: bytes)
     }
 }
