@@ -181,6 +181,34 @@ import Testing
         }
     }
 
+    @Test func aModelThatNeverAnswersTheJSONLeavesTheOfflineWritersMemoryOnTheLastAttempt() async throws {
+        try await withMockedHearth(config: {
+            $0.jobs.workers = 1
+            $0.jobs.backoff = .milliseconds(10)
+            $0.jobs.pollInterval = .milliseconds(20)
+        }) { controls, hearth, key, _ in
+            try await hearth.test { client in
+                let me = try await Coachee.make(client, key: key)
+                try await Self.say(client, me, [
+                    "My manager just told me I lack strategic thinking and I'm stung.",
+                    "In the planning meeting I stayed quiet even though I disagreed.",
+                ])
+                // From here on the mock answers its filler words, never JSON: each job asks the model five times.
+                _ = try await client.call(.post, "/v1/threads/\(me.threadID)/end-session", clientKey: key, token: me.token)
+                #expect(try await hearth.eventually("jobs WHERE kind = 'memory.extract-facts' AND state = 'done' AND attempts = 5", equals: 1))
+                #expect(try await hearth.adminCount("jobs WHERE kind = 'memory.summarize' AND state = 'done' AND attempts = 5") == 1)
+                #expect(try await hearth.adminCount("jobs WHERE state = 'dead'") == 0)
+                #expect(controls.requestCount == 2 + 5 + 5, "two turns, then five tries of each writing job")
+
+                // What the offline writers make of what the person said (as in the first test of this suite).
+                let summary = try #require(try await Self.list(client, me, "summaries").first?["summary"] as? [String: Any])
+                #expect((summary["topics"] as? [String])?.first == "staying quiet when disagreeing")
+                let facts = try await Self.list(client, me, "facts")
+                #expect(facts.contains { ($0["content"] as? [String: Any])?["text"] as? String == "Stays silent when they disagree with a direction" })
+            }
+        }
+    }
+
     @Test func summariesOlderThan90DaysAreArchivedOutOfPromptsButStayTheUsers() async throws {
         let hearth = try await TestHearth.make { $0.jobs.workers = 1 }
         let (_, key) = try await hearth.createTenant(settings: .init(promptDebug: true))

@@ -56,7 +56,8 @@ public enum MemoryJobs {
         func run(_ job: Job) async throws {
             let payload = try job.decodePayload(SummarizePayload.self)
             guard let tenantID = job.tenantID else { return }
-            try await writer.summarize(tenantID: tenantID, userID: payload.userID, threadID: payload.threadID, reason: payload.reason)
+            try await writer.summarize(tenantID: tenantID, userID: payload.userID, threadID: payload.threadID, reason: payload.reason,
+                                      lastAttempt: job.attempt >= job.maxAttempts)
         }
     }
 
@@ -67,7 +68,8 @@ public enum MemoryJobs {
         func run(_ job: Job) async throws {
             let payload = try job.decodePayload(ExtractPayload.self)
             guard let tenantID = job.tenantID else { return }
-            try await writer.extractFacts(tenantID: tenantID, userID: payload.userID, summaryID: payload.summaryID)
+            try await writer.extractFacts(tenantID: tenantID, userID: payload.userID, summaryID: payload.summaryID,
+                                        lastAttempt: job.attempt >= job.maxAttempts)
         }
     }
 }

@@ -2,6 +2,7 @@ import Accounts
 import Crypto
 import Foundation
 import HearthPlatform
+import LLM
 import Logging
 import PostgresNIO
 
@@ -68,7 +69,8 @@ public struct MemoryWriter: Sendable {
         let transcript: Transcript
     }
 
-    func summarize(tenantID: UUID, userID: UUID, threadID: UUID, reason: Reason) async throws {
+    /// `lastAttempt`: the job's last try, when a failing model hands the writing to the offline writer.
+    func summarize(tenantID: UUID, userID: UUID, threadID: UUID, reason: Reason, lastAttempt: Bool) async throws {
         let planned = try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key -> Plan? in
             try await progress.ensure(tenantID: tenantID, userID: userID, threadID: threadID, on: connection)
             guard let seen = try await progress.load(threadID: threadID, on: connection),
@@ -94,7 +96,9 @@ public struct MemoryWriter: Sendable {
         }
         guard let plan = planned, let first = plan.transcript.messages.first, let last = plan.transcript.messages.last else { return }
 
-        let summary = try await summarizer(tenantID: tenantID).summarize(plan.transcript)
+        let summary = try await written("summary", tenantID: tenantID, lastAttempt: lastAttempt,
+                                        byModel: { try await ModelSummarizer(complete: $0).summarize(plan.transcript) },
+                                        offline: { try await OfflineSummarizer().summarize(plan.transcript) })
 
         try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key in
             // Another run got here first (or the thread is gone): nothing to do.
@@ -119,7 +123,7 @@ public struct MemoryWriter: Sendable {
 
     // MARK: - Facts
 
-    func extractFacts(tenantID: UUID, userID: UUID, summaryID: UUID) async throws {
+    func extractFacts(tenantID: UUID, userID: UUID, summaryID: UUID, lastAttempt: Bool) async throws {
         let read = try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key -> (SummaryStore.Source, Transcript, [StoredFact])? in
             guard let source = try await summaries.source(summaryID, userID: userID, key: key, on: connection),
                   let covered = try await transcripts.transcript(threadID: source.threadID, userID: userID, afterSeq: source.fromSeq - 1,
@@ -130,7 +134,9 @@ public struct MemoryWriter: Sendable {
         guard let (source, transcript, known) = read else { return }
 
         let numbered = known.enumerated().map { FactExtraction.Known(number: $0.offset + 1, category: $0.element.category, content: $0.element.content) }
-        let changes = try await extractor(tenantID: tenantID).extract(from: transcript, summary: source.summary, known: numbered)
+        let changes = try await written("facts", tenantID: tenantID, lastAttempt: lastAttempt,
+                                        byModel: { try await ModelFactExtractor(complete: $0).extract(from: transcript, summary: source.summary, known: numbered) },
+                                        offline: { try await OfflineFactExtractor().extract(from: transcript, summary: source.summary, known: numbered) })
 
         let mention = FactStore.Mention(sessionKey: source.sessionKey, threadID: source.threadID, domain: source.domain, at: source.endedAt)
         try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key in
@@ -150,11 +156,20 @@ public struct MemoryWriter: Sendable {
         logger.info("memory facts extracted", metadata: ["summary_id": .string(summaryID.uuidString), "changes": .stringConvertible(changes.count)])
     }
 
-    private func summarizer(tenantID: UUID) async throws -> any SessionSummarizer {
-        try await models.completion(tenantID: tenantID).map { ModelSummarizer(complete: $0) } ?? OfflineSummarizer()
-    }
-
-    private func extractor(tenantID: UUID) async throws -> any FactExtractor {
-        try await models.completion(tenantID: tenantID).map { ModelFactExtractor(complete: $0) } ?? OfflineFactExtractor()
+    /// Written by the tenant's model, or by the offline writer when the tenant runs the offline model. On a job's
+    /// last attempt, a model that failed (unreachable, or answering something other than the JSON asked for) hands
+    /// the writing to the offline writer: a model that cannot answer in JSON would otherwise leave the session with
+    /// no memory at all, its job dead.
+    private func written<Written>(_ what: String, tenantID: UUID, lastAttempt: Bool,
+                                  byModel: (@escaping @Sendable (CompletionRequest) async throws -> String) async throws -> Written,
+                                  offline: () async throws -> Written) async throws -> Written {
+        guard let complete = try await models.completion(tenantID: tenantID) else { return try await offline() }
+        do {
+            return try await byModel(complete)
+        } catch let error where lastAttempt && !(error is CancellationError) {
+            logger.warning("memory written offline: the model failed its last attempt",
+                           metadata: ["memory_writing": .string(what), "error": .string(String(describing: error))])
+            return try await offline()
+        }
     }
 }
