@@ -97,8 +97,9 @@ public struct MemoryWriter: Sendable {
         guard let plan = planned, let first = plan.transcript.messages.first, let last = plan.transcript.messages.last else { return }
 
         let summary = try await written("summary", tenantID: tenantID, lastAttempt: lastAttempt,
-                                        byModel: { try await ModelSummarizer(complete: $0).summarize(plan.transcript) },
-                                        offline: { try await OfflineSummarizer().summarize(plan.transcript) })
+                                        model: { ModelSummarizer(complete: $0) }, offline: OfflineSummarizer() as any SessionSummarizer) {
+            try await $0.summarize(plan.transcript)
+        }
 
         try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key in
             // Another run got here first (or the thread is gone): nothing to do.
@@ -135,8 +136,9 @@ public struct MemoryWriter: Sendable {
 
         let numbered = known.enumerated().map { FactExtraction.Known(number: $0.offset + 1, category: $0.element.category, content: $0.element.content) }
         let changes = try await written("facts", tenantID: tenantID, lastAttempt: lastAttempt,
-                                        byModel: { try await ModelFactExtractor(complete: $0).extract(from: transcript, summary: source.summary, known: numbered) },
-                                        offline: { try await OfflineFactExtractor().extract(from: transcript, summary: source.summary, known: numbered) })
+                                        model: { ModelFactExtractor(complete: $0) }, offline: OfflineFactExtractor() as any FactExtractor) {
+            try await $0.extract(from: transcript, summary: source.summary, known: numbered)
+        }
 
         let mention = FactStore.Mention(sessionKey: source.sessionKey, threadID: source.threadID, domain: source.domain, at: source.endedAt)
         try await keys.withKey(database, tenantID: tenantID, userID: userID) { connection, key in
@@ -156,20 +158,20 @@ public struct MemoryWriter: Sendable {
         logger.info("memory facts extracted", metadata: ["summary_id": .string(summaryID.uuidString), "changes": .stringConvertible(changes.count)])
     }
 
-    /// Written by the tenant's model, or by the offline writer when the tenant runs the offline model. On a job's
-    /// last attempt, a model that failed (unreachable, or answering something other than the JSON asked for) hands
-    /// the writing to the offline writer: a model that cannot answer in JSON would otherwise leave the session with
-    /// no memory at all, its job dead.
-    private func written<Written>(_ what: String, tenantID: UUID, lastAttempt: Bool,
-                                  byModel: (@escaping @Sendable (CompletionRequest) async throws -> String) async throws -> Written,
-                                  offline: () async throws -> Written) async throws -> Written {
-        guard let complete = try await models.completion(tenantID: tenantID) else { return try await offline() }
+    /// `write` done by the tenant's model's writer, or by the offline writer when the tenant runs the offline model.
+    /// On a job's last attempt, a model that failed (unreachable, or answering something other than the JSON asked
+    /// for) hands the writing to the offline writer: a model that cannot answer in JSON would otherwise leave the
+    /// session with no memory at all, its job dead.
+    private func written<Writer, Written>(_ what: String, tenantID: UUID, lastAttempt: Bool,
+                                          model: (@escaping @Sendable (CompletionRequest) async throws -> String) -> Writer,
+                                          offline: Writer, _ write: (Writer) async throws -> Written) async throws -> Written {
+        guard let complete = try await models.completion(tenantID: tenantID) else { return try await write(offline) }
         do {
-            return try await byModel(complete)
+            return try await write(model(complete))
         } catch let error where lastAttempt && !(error is CancellationError) {
             logger.warning("memory written offline: the model failed its last attempt",
                            metadata: ["memory_writing": .string(what), "error": .string(String(describing: error))])
-            return try await offline()
+            return try await write(offline)
         }
     }
 }
