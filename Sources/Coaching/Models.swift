@@ -9,6 +9,16 @@ public enum SessionType: String, Codable, Sendable, CaseIterable {
     case guidedExercise = "guided_exercise"
     case crisisSupport = "crisis_support"
     case goalReview = "goal_review"
+
+    /// An unknown type is answered with the ones there are (the synthesized decoder's error names the Swift type).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let type = SessionType(rawValue: try container.decode(String.self)) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "sessionType must be one of \(Self.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        self = type
+    }
 }
 
 public struct ThreadView: ResponseEncodable, Sendable, Equatable {

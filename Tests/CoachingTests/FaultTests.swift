@@ -69,6 +69,13 @@ import Testing
                 #expect(controls.conversations.last == [MockMessage(role: "user", content: "Tell me")])
                 // A complete answer is not retryable.
                 #expect(try await client.call(.post, coachee.messagesPath + "/\(assistantID)/retry", clientKey: key, token: coachee.token).errorCode == "not_retryable")
+                // No such answer in the thread (an unknown id, or the question's): 404, not 409.
+                let questionID = try #require(events.first?["userMessageId"] as? String)
+                for id in [UUID().uuidString, questionID] {
+                    let missing = try await client.call(.post, coachee.messagesPath + "/\(id)/retry", clientKey: key, token: coachee.token)
+                    #expect(missing.status == .notFound)
+                    #expect(missing.errorCode == "not_found")
+                }
             }
             #expect(try await hearth.adminCount("usage_records") == 2)
             #expect(try await hearth.adminCount("messages WHERE role = 'assistant'") == 1)

@@ -57,7 +57,10 @@ import Testing
         let (_, key) = try await hearth.createTenant()
         try await hearth.test { client in
             let token = try await client.anonymous(clientKey: key).accessToken
-            #expect(try await client.call(.post, "/v1/threads", clientKey: key, token: token, json: ["sessionType": "therapy"]).errorCode == "invalid_body")
+            let unknownType = try await client.call(.post, "/v1/threads", clientKey: key, token: token, json: ["sessionType": "therapy"])
+            #expect(unknownType.errorCode == "invalid_body")
+            #expect(unknownType.errorMessage?.contains("sessionType must be one of freeform, check_in, guided_exercise, crisis_support, goal_review.") == true,
+                    "\(unknownType.errorMessage ?? "")")
             #expect(try await client.call(.post, "/v1/threads", clientKey: key, token: token, json: ["title": String(repeating: "x", count: 201)]).errorCode == "validation_failed")
             #expect(try await client.call(.get, "/v1/threads?limit=0", clientKey: key, token: token).errorCode == "validation_failed")
             #expect(try await client.call(.get, "/v1/threads?cursor=zzz", clientKey: key, token: token).errorCode == "validation_failed")

@@ -35,24 +35,42 @@ struct MessageStore: Sendable {
     /// generation runs that long, given the providers' timeouts. It may then be retried.
     static let abandonedAfterSeconds = 300
 
-    /// Marks a stored interrupted, failed or abandoned answer as being regenerated; `nil` if it is not retryable.
-    /// Returns the question it answers and the crisis that question showed, if any.
-    func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey,
-                 on connection: PostgresConnection) async throws -> (replyTo: UUID?, crisis: CrisisKind?)? {
+    /// What marking an answer for regeneration found.
+    enum Restart {
+        /// Marked: the question it answers and the crisis that question showed, if any.
+        case restarted(replyTo: UUID?, crisis: CrisisKind?)
+        /// The answer is complete, or still streaming and not yet abandoned.
+        case notRetryable
+        /// No such answer in the person's thread.
+        case noAnswer
+    }
+
+    /// Marks a stored interrupted, failed or abandoned answer as being regenerated, in one statement that also
+    /// tells an answer that is not retryable from one that does not exist.
+    func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> Restart {
         let sealed = try Self.seal("", id: id, key: key)
         let rows = try await connection.query(
             """
-            UPDATE messages SET status = 'streaming', streaming_since = now(), content_ciphertext = \(sealed), provider = NULL, model = NULL,
-                                completed_at = NULL
-            WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID) AND role = 'assistant'
-              AND (status IN ('interrupted', 'failed')
-                   OR (status = 'streaming' AND streaming_since < now() - make_interval(secs => \(Self.abandonedAfterSeconds))))
-            RETURNING reply_to, crisis_kind
+            WITH answer AS (
+                SELECT id FROM messages WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID) AND role = 'assistant'
+            ), restarted AS (
+                UPDATE messages SET status = 'streaming', streaming_since = now(), content_ciphertext = \(sealed), provider = NULL,
+                                    model = NULL, completed_at = NULL
+                WHERE id IN (SELECT id FROM answer)
+                  AND (status IN ('interrupted', 'failed')
+                       OR (status = 'streaming' AND streaming_since < now() - make_interval(secs => \(Self.abandonedAfterSeconds))))
+                RETURNING reply_to, crisis_kind
+            )
+            SELECT true, reply_to, crisis_kind FROM restarted
+            UNION ALL
+            SELECT false, NULL::uuid, NULL::text FROM answer WHERE NOT EXISTS (SELECT 1 FROM restarted)
             """,
             logger: logger
         )
-        for try await (replyTo, crisis) in rows.decode((UUID?, String?).self) { return (replyTo, crisis.flatMap(CrisisKind.init(rawValue:))) }
-        return nil
+        for try await (marked, replyTo, crisis) in rows.decode((Bool, UUID?, String?).self) {
+            return marked ? .restarted(replyTo: replyTo, crisis: crisis.flatMap(CrisisKind.init(rawValue:))) : .notRetryable
+        }
+        return .noAnswer
     }
 
     func message(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> MessageView? {

@@ -120,7 +120,8 @@ public struct ChatTurn: Sendable {
             let restarted = try await database.withTenant(tenant.id) { connection in
                 try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key, on: connection)
             }
-            guard let restarted, let replyTo = restarted.replyTo else {
+            guard case .restarted(let replyTo?, let crisis) = restarted else {
+                if case .noAnswer = restarted { throw APIError.notFound("No such message.") }
                 throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
             }
             // The question being answered again is the newest message before the answer.
@@ -131,8 +132,8 @@ public struct ChatTurn: Sendable {
             // surfaced once, with the first answer.
             let routed = try await classify(question, crisis: safety.detector.assess(question), context: context, history: history,
                                             tenantID: tenant.id)
-            let classification = TurnClassification(crisis: restarted.crisis.map(CrisisAssessment.recorded) ?? .none, route: routed.route,
-                                                    domain: routed.domain, crisisSupport: routed.crisisSupport || restarted.crisis != nil)
+            let classification = TurnClassification(crisis: crisis.map(CrisisAssessment.recorded) ?? .none, route: routed.route,
+                                                    domain: routed.domain, crisisSupport: routed.crisisSupport || crisis != nil)
             let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)
             let recollection = recollect(question, plan: plan, context: context, insights: false)
             return begin(.init(userMessageID: replyTo, assistantMessageID: assistantMessageID), context: context, history: history,
