@@ -20,6 +20,15 @@ public struct MockKnobs: Sendable, Equatable {
         self.responseTokens = responseTokens
         self.endDelay = endDelay
     }
+
+    /// What a knob may be set to, on the command line or in a header. A value outside is refused, never clamped:
+    /// a test asking for what the mock cannot do should find out (a negative length used to crash it).
+    public static let tokens = 0...100_000
+    public static let milliseconds = 0...600_000
+    /// 0 sends every token at once; otherwise at least one token every 100 seconds.
+    public static let tokensPerSecond = 0.01...1_000_000.0
+
+    public static func isValid(tokensPerSecond value: Double) -> Bool { value == 0 || Self.tokensPerSecond.contains(value) }
 }
 
 /// A misbehaviour the mock can be told to show.
@@ -33,15 +42,17 @@ public enum MockFault: Sendable, Equatable {
     /// Stream this many tokens, then a chunk that is not JSON.
     case malformed(afterTokens: Int)
 
-    /// Parses the `X-Mock-Fault` header: `429`, `stall`, `disconnect:5`, `malformed:3`.
+    /// Parses the `X-Mock-Fault` header: `429`, `stall`, `disconnect:5`, `malformed:3` (`disconnect` alone: at once).
+    /// `nil` for anything else.
     public init?(header: String) {
-        let parts = header.split(separator: ":", maxSplits: 1).map(String.init)
-        switch parts[0] {
-        case "stall": self = .stall
-        case "disconnect": self = .disconnect(afterTokens: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
-        case "malformed": self = .malformed(afterTokens: parts.count > 1 ? Int(parts[1]) ?? 0 : 0)
+        let parts = header.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let after: Int? = parts.count > 1 ? Int(parts[1]).flatMap { $0 >= 0 ? $0 : nil } : 0
+        switch (parts[0], after) {
+        case ("stall", _) where parts.count == 1: self = .stall
+        case ("disconnect", let after?): self = .disconnect(afterTokens: after)
+        case ("malformed", let after?): self = .malformed(afterTokens: after)
         default:
-            guard let code = Int(parts[0]), (400...599).contains(code) else { return nil }
+            guard parts.count == 1, let code = Int(parts[0]), (400...599).contains(code) else { return nil }
             self = .status(code)
         }
     }

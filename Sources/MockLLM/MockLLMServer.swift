@@ -57,24 +57,30 @@ public enum MockLLMServer {
 
     static func answer(_ request: Request, context: Context, controls: MockLLMControls, dialect: Dialect) async throws -> Response {
         let body = try await request.body.collect(upTo: 4 * 1024 * 1024)
-        let incoming = try JSONDecoder().decode(Incoming.self, from: body)
+        guard let incoming = try? JSONDecoder().decode(Incoming.self, from: body) else {
+            return invalid("The request body is not a JSON object.")
+        }
+        let asked: (knobs: MockKnobs, fault: MockFault?)
+        do {
+            asked = try overridden(controls.knobs, by: request.headers)
+        } catch let error as InvalidKnob {
+            return invalid(error.message)
+        }
+        var knobs = asked.knobs
         if controls.isRecording {
-            let conversation = try JSONDecoder().decode(Conversation.self, from: body)
+            guard let conversation = try? JSONDecoder().decode(Conversation.self, from: body) else {
+                return invalid("The request has no messages.")
+            }
             controls.record(system: conversation.system ?? conversation.messages.first { $0.role == "system" }?.content ?? "",
                             conversation: conversation.messages.filter { $0.role != "system" })
         }
-        var knobs = controls.knobs
-        if let value = request.headers[values: HTTPField.Name("X-Mock-Tokens")!].first.flatMap(Int.init) { knobs.responseTokens = value }
-        if let value = request.headers[values: HTTPField.Name("X-Mock-TTFT-Ms")!].first.flatMap(Int.init) { knobs.timeToFirstToken = .milliseconds(value) }
-        if let value = request.headers[values: HTTPField.Name("X-Mock-TPS")!].first.flatMap(Double.init) { knobs.tokensPerSecond = value }
-        if let value = request.headers[values: HTTPField.Name("X-Mock-End-Delay-Ms")!].first.flatMap(Int.init) { knobs.endDelay = .milliseconds(value) }
         let scripted = controls.nextFault(clientPort: context.clientPort)
         // A scripted answer replaces the filler words; its words are the streamed tokens.
         let words: [String] = controls.nextReply().map { reply in
             reply.split(separator: " ", omittingEmptySubsequences: false).enumerated().map { $0.offset == 0 ? String($0.element) : " " + $0.element }
         } ?? (0..<knobs.responseTokens).map { $0 == 0 ? "token0" : " token\($0)" }
         knobs.responseTokens = words.count
-        let fault = scripted ?? request.headers[values: HTTPField.Name("X-Mock-Fault")!].first.flatMap(MockFault.init(header:))
+        let fault = scripted ?? asked.fault
         let promptTokens = max(1, body.readableBytes / 4)
 
         if case .status(let code) = fault {
@@ -187,4 +193,44 @@ public enum MockLLMServer {
 
     /// Thrown from the body writer to drop the connection mid-stream.
     struct MockDisconnect: Error {}
+
+    struct InvalidKnob: Error {
+        let message: String
+    }
+
+    /// The `X-Mock-*` headers over the defaults, each checked against ``MockKnobs``' ranges; and the fault asked for.
+    static func overridden(_ defaults: MockKnobs, by headers: HTTPFields) throws -> (MockKnobs, MockFault?) {
+        func header(_ name: String) -> String? { headers[values: HTTPField.Name(name)!].first }
+        func whole(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+            guard let text = header(name) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                throw InvalidKnob(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+            }
+            return value
+        }
+        var knobs = defaults
+        if let value = try whole("X-Mock-Tokens", in: MockKnobs.tokens) { knobs.responseTokens = value }
+        if let value = try whole("X-Mock-TTFT-Ms", in: MockKnobs.milliseconds) { knobs.timeToFirstToken = .milliseconds(value) }
+        if let value = try whole("X-Mock-End-Delay-Ms", in: MockKnobs.milliseconds) { knobs.endDelay = .milliseconds(value) }
+        if let text = header("X-Mock-TPS") {
+            guard let value = Double(text), MockKnobs.isValid(tokensPerSecond: value) else {
+                throw InvalidKnob(message: "X-Mock-TPS must be 0 (all at once) or from \(MockKnobs.tokensPerSecond.lowerBound) to \(Int(MockKnobs.tokensPerSecond.upperBound)).")
+            }
+            knobs.tokensPerSecond = value
+        }
+        var fault: MockFault?
+        if let text = header("X-Mock-Fault") {
+            guard let parsed = MockFault(header: text) else {
+                throw InvalidKnob(message: "X-Mock-Fault must be a status from 400 to 599, stall, disconnect:N or malformed:N.")
+            }
+            fault = parsed
+        }
+        return (knobs, fault)
+    }
+
+    /// A request the mock cannot answer as asked: 400, in the providers' error shape.
+    static func invalid(_ message: String) -> Response {
+        let text = #"{"error":{"type":"invalid_request_error","message":"\#(escape(message))"}}"#
+        return Response(status: .badRequest, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
 }

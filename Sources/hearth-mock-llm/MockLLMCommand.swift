@@ -16,6 +16,14 @@ struct MockLLMCommand: AsyncParsableCommand {
     @Option(help: "Tokens per second (0: all at once).") var tokensPerSecond: Double = 0
     @Option(help: "Tokens per answer.") var tokens = 50
 
+    func validate() throws {
+        guard MockKnobs.tokens.contains(tokens) else { throw ValidationError("--tokens must be from 0 to \(MockKnobs.tokens.upperBound).") }
+        guard MockKnobs.milliseconds.contains(ttftMs) else { throw ValidationError("--ttft-ms must be from 0 to \(MockKnobs.milliseconds.upperBound).") }
+        guard MockKnobs.isValid(tokensPerSecond: tokensPerSecond) else {
+            throw ValidationError("--tokens-per-second must be 0 (all at once) or from \(MockKnobs.tokensPerSecond.lowerBound) to \(Int(MockKnobs.tokensPerSecond.upperBound)).")
+        }
+    }
+
     func run() async throws {
         let controls = MockLLMControls(knobs: .init(timeToFirstToken: .milliseconds(ttftMs), tokensPerSecond: tokensPerSecond, responseTokens: tokens))
         let app = MockLLMServer.buildApplication(controls: controls, host: host, port: port) { port in
