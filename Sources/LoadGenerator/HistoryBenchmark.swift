@@ -20,6 +20,15 @@ public struct HistoryBenchmark: Sendable {
     public var seedConcurrency = 8
     public var timeout: Duration = .seconds(60)
 
+    /// Why this run cannot measure anything (`nil` when it can).
+    public var problem: String? {
+        if threads < 1 { return "--threads must be at least 1." }
+        if turnsPerThread < 1 { return "--turns-per-thread must be at least 1." }
+        if pages < 1 { return "--pages must be at least 1." }
+        if contextLoads < 0 { return "--context-loads must be 0 or more." }
+        return nil
+    }
+
     public init(hearth: LoadTarget, clientKey: String, threads: Int, turnsPerThread: Int, pages: Int) {
         self.hearth = hearth
         self.clientKey = clientKey

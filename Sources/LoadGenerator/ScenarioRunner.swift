@@ -18,6 +18,16 @@ public struct LoadShape: Sendable {
         self.duration = duration
         self.thinkTime = thinkTime
     }
+
+    /// Why this shape cannot run (`nil` when it can): a run bounded by nothing, or by zero, measures nothing.
+    public var problem: String? {
+        if users < 1 { return "--users must be at least 1." }
+        if turns == nil && duration == nil { return "Bound the run with --turns or --duration (or both)." }
+        if let turns, turns < 1 { return "--turns must be at least 1." }
+        if let duration, duration <= .zero { return "--duration must be more than 0 seconds." }
+        if thinkTime < .zero { return "--think-ms must be 0 or more." }
+        return nil
+    }
 }
 
 /// Runs a driver's users: all set up first, then every user takes turns until the shape says stop.

@@ -41,14 +41,19 @@ struct Chat: AsyncParsableCommand {
     @Option(help: "The mock's OpenAI base URL (e.g. http://127.0.0.1:9090/v1), to run the same scenario directly first.") var direct: String?
     @Option(help: "Seconds before a turn counts as timed out.") var timeout = 120
 
+    var shape: LoadShape {
+        var shape = LoadShape(users: users, turns: turns, duration: duration.map { .milliseconds(Int($0 * 1000)) }, thinkTime: .milliseconds(thinkMs))
+        shape.setUpConcurrency = min(64, users)
+        return shape
+    }
+
     func validate() throws {
-        guard users > 0 else { throw ValidationError("--users must be at least 1") }
-        guard turns != nil || duration != nil else { throw ValidationError("Bound the run with --turns or --duration (or both).") }
+        if let duration, !duration.isFinite || duration > 86_400 { throw ValidationError("--duration must be a number of seconds up to 86400.") }
+        if let problem = shape.problem { throw ValidationError(problem) }
+        guard timeout >= 1 else { throw ValidationError("--timeout must be at least 1 second.") }
     }
 
     func run() async throws {
-        var shape = LoadShape(users: users, turns: turns, duration: duration.map { .milliseconds(Int($0 * 1000)) }, thinkTime: .milliseconds(thinkMs))
-        shape.setUpConcurrency = min(64, users)
         var benchmark = ChatBenchmark(hearth: try target.hearth(), clientKey: try target.key(),
                                       direct: try direct.map { try LoadTarget($0, allowRemote: target.allowRemote) }, shape: shape)
         benchmark.timeout = .seconds(timeout)
@@ -68,10 +73,18 @@ struct History: AsyncParsableCommand {
     @Option(help: "Then prompts to assemble for that user through the debug view (the tenant must allow it: tenant set --prompt-debug on).")
     var contextLoads = 0
 
-    func run() async throws {
+    func benchmark() throws -> HistoryBenchmark {
         var benchmark = HistoryBenchmark(hearth: try target.hearth(), clientKey: try target.key(),
                                          threads: threads, turnsPerThread: turnsPerThread, pages: pages)
         benchmark.contextLoads = contextLoads
-        print(try await benchmark.run().text)
+        return benchmark
+    }
+
+    func validate() throws {
+        if let problem = try benchmark().problem { throw ValidationError(problem) }
+    }
+
+    func run() async throws {
+        print(try await benchmark().run().text)
     }
 }

@@ -105,4 +105,24 @@ import Testing
         #expect(try LoadTarget("http://[::1]:8080", allowRemote: false).origin == "http://[::1]:8080")
         #expect(try LoadTarget("https://coach.example.com", allowRemote: true).origin == "https://coach.example.com")
     }
+
+    @Test func aRunBoundedByNothingOrByZeroIsRefusedBeforeItStarts() throws {
+        #expect(LoadShape(users: 64, turns: 5000, thinkTime: .milliseconds(250)).problem == nil)
+        #expect(LoadShape(users: 1, duration: .seconds(10)).problem == nil)
+        #expect(LoadShape(users: 0, turns: 5).problem == "--users must be at least 1.")
+        #expect(LoadShape(users: 1).problem == "Bound the run with --turns or --duration (or both).")
+        #expect(LoadShape(users: 1, turns: 0).problem == "--turns must be at least 1.")
+        #expect(LoadShape(users: 1, duration: .zero).problem == "--duration must be more than 0 seconds.")
+        #expect(LoadShape(users: 1, turns: 5, thinkTime: .milliseconds(-5)).problem == "--think-ms must be 0 or more.")
+
+        let target = try LoadTarget("http://127.0.0.1:8080", allowRemote: false)
+        #expect(HistoryBenchmark(hearth: target, clientKey: "k", threads: 20, turnsPerThread: 25, pages: 400).problem == nil)
+        #expect(HistoryBenchmark(hearth: target, clientKey: "k", threads: 0, turnsPerThread: 25, pages: 400).problem == "--threads must be at least 1.")
+        #expect(HistoryBenchmark(hearth: target, clientKey: "k", threads: 20, turnsPerThread: 0, pages: 400).problem
+            == "--turns-per-thread must be at least 1.")
+        #expect(HistoryBenchmark(hearth: target, clientKey: "k", threads: 20, turnsPerThread: 25, pages: 0).problem == "--pages must be at least 1.")
+        var loads = HistoryBenchmark(hearth: target, clientKey: "k", threads: 20, turnsPerThread: 25, pages: 400)
+        loads.contextLoads = -1
+        #expect(loads.problem == "--context-loads must be 0 or more.")
+    }
 }
