@@ -112,14 +112,16 @@ extension TenantCommand {
             if remove {
                 setting = nil
             } else {
-                guard let kind, ["openai", "anthropic", "offline"].contains(kind), let model else {
-                    throw ValidationError("give --kind (openai, anthropic or offline) and --model, or --remove")
+                guard let kind else { throw ValidationError("give --kind (openai, anthropic or offline) and --model, or --remove") }
+                do {
+                    setting = try ProviderSetting.described(position: position, kind: kind, model: model, baseURL: baseURL, apiKeyReference: apiKey)
+                } catch {
+                    throw ValidationError(error.message)
                 }
-                setting = ProviderSetting(position: position, kind: kind, model: model, baseURL: baseURL, apiKeyReference: apiKey)
             }
             let config = try Config.loadForCommand()
             try await AdminTasks.configureProvider(config, logger: Logger(label: "hearth.tenant"), tenantSlug: slug, position: position, setting: setting)
-            print(remove ? "removed the \(self.position) provider of \(slug)" : "\(slug) \(self.position): \(kind ?? "") \(model ?? "")")
+            print(setting.map { "\(slug) \(self.position): \($0.kind) \($0.model)" } ?? "removed the \(self.position) provider of \(slug)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthPlatform
+import LLM
 import Logging
 import PostgresNIO
 
@@ -33,6 +34,43 @@ public struct ProviderSetting: Sendable, Equatable {
         self.model = model
         self.baseURL = baseURL
         self.apiKeyReference = apiKeyReference
+    }
+
+    /// The kinds of provider there are.
+    public static let kinds = ["offline", "openai", "anthropic"]
+
+    /// Why a provider an operator described cannot be saved; the message says what to give instead.
+    public struct Invalid: Error, Equatable {
+        public let message: String
+    }
+
+    /// The provider an operator described, in the console or with `hearth tenant llm`, checked the same way for
+    /// both: a known kind, a model named (the offline coach's is "offline"), an http(s) base URL with no
+    /// credentials in it, and the key only ever by reference. Blank fields count as not given.
+    public static func described(position: Position, kind: String, model: String?, baseURL: String?,
+                                 apiKeyReference: String?) throws(Invalid) -> ProviderSetting {
+        func given(_ text: String?) -> String? {
+            guard let trimmed = text?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
+            return trimmed
+        }
+        guard kinds.contains(kind) else { throw Invalid(message: "Choose a kind of provider: offline, openai or anthropic.") }
+        let model = given(model) ?? (kind == "offline" ? "offline" : "")
+        guard (1...200).contains(model.count) else { throw Invalid(message: "Name the model, e.g. gpt-4o-mini.") }
+        let baseURL = given(baseURL)
+        if let baseURL {
+            guard let url = URLComponents(string: baseURL), ["http", "https"].contains(url.scheme), url.host?.isEmpty == false else {
+                throw Invalid(message: "The base URL must be an http or https address, e.g. https://api.openai.com/v1.")
+            }
+            // Keys hide in addresses too (https://sk-…@host, ?api-key=…): they would be stored and shown in clear.
+            guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil else {
+                throw Invalid(message: "The base URL takes no user, password or query: give the API key as env:NAME or file:/path.")
+            }
+        }
+        let reference = given(apiKeyReference)
+        if let reference, (try? SecretReference(reference)) == nil {
+            throw Invalid(message: "The API key is given as env:NAME or file:/path, never the key itself.")
+        }
+        return ProviderSetting(position: position, kind: kind, model: model, baseURL: baseURL, apiKeyReference: reference)
     }
 }
 

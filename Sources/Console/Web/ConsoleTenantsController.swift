@@ -210,25 +210,12 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
     /// The provider a form describes; `nil` for "none". Keys are only ever referenced (`env:`/`file:`), never typed in.
     static func setting(_ form: ProviderFields, position: ProviderSetting.Position) throws -> ProviderSetting? {
         guard form.kind != "none" else { return nil }
-        guard providerKinds.contains(where: { $0.value == form.kind }) else { throw Problem(message: "Choose a kind of provider.") }
-        // The offline coach has no models; its usage records name it "offline".
-        let model = form.model?.trimmingCharacters(in: .whitespaces).nonEmpty ?? (form.kind == "offline" ? "offline" : "")
-        guard (1...200).contains(model.count) else { throw Problem(message: "Name the model, e.g. gpt-4o-mini.") }
-        let baseURL = form.baseURL?.trimmingCharacters(in: .whitespaces).nonEmpty
-        if let baseURL {
-            guard let url = URLComponents(string: baseURL), ["http", "https"].contains(url.scheme), url.host?.isEmpty == false else {
-                throw Problem(message: "The base URL must be an http or https address, e.g. https://api.openai.com/v1.")
-            }
-            // Keys hide in addresses too (https://sk-…@host, ?api-key=…): they would be stored and shown in clear.
-            guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil else {
-                throw Problem(message: "The base URL takes no user, password or query: give the API key as env:NAME or file:/path.")
-            }
+        do {
+            return try ProviderSetting.described(position: position, kind: form.kind, model: form.model, baseURL: form.baseURL,
+                                                 apiKeyReference: form.apiKeyReference)
+        } catch {
+            throw Problem(message: error.message)
         }
-        let reference = form.apiKeyReference?.trimmingCharacters(in: .whitespaces).nonEmpty
-        if let reference, (try? SecretReference(reference)) == nil {
-            throw Problem(message: "The API key is given as env:NAME or file:/path, never the key itself.")
-        }
-        return ProviderSetting(position: position, kind: form.kind, model: model, baseURL: baseURL, apiKeyReference: reference)
     }
 
     @Sendable func crisisResources(_ request: Request, context: Context) async throws -> Response {
