@@ -77,3 +77,9 @@ extension HTTPField.Name {
     public static let requestID = HTTPField.Name("X-Request-ID")!
     public static let clientKey = HTTPField.Name("X-Hearth-Client-Key")!
 }
+
+/// Its message alone: what a command (`hearth tenant limits …`) prints when the same check refuses it, rather
+/// than the struct's fields.
+extension APIError: CustomStringConvertible {
+    public var description: String { message }
+}
