@@ -148,6 +148,11 @@ import Testing
             let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "I'm back online"], headers: [("Idempotency-Key", "phone-send-42")])
             #expect(events.names == ["start", "delta", "done"])
             #expect(events.text == (first["assistantMessage"] as? [String: Any])?["content"] as? String)
+            // The same key with other words is not a replay: refused, and nothing stored.
+            let reused = try await client.call(.post, coachee.messagesPath, clientKey: key, token: coachee.token, json: ["content": "Something new"],
+                                               headers: headers)
+            #expect(reused.status == .unprocessableContent)
+            #expect(reused.errorCode == "idempotency_key_reused")
             // Concurrent duplicates too.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {

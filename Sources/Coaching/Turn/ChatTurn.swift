@@ -99,12 +99,29 @@ public struct ChatTurn: Sendable {
                 throw error
             }
         case .replay(let exchange):
+            try await requireSameQuestion(exchange.userMessageID, content: content, tenantID: tenant.id, userID: identity.userID,
+                                          threadID: threadID, key: key)
             if let generation = registry.find(exchange.assistantMessageID) { return (.generating(generation), limit) }
             return (.stored(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID), limit)
         case .noThread:
             throw Conversations.noThread
         case .inProgress:
             throw APIError.conflict("send_in_progress", "This message is still being saved. Try again.")
+        }
+    }
+
+    /// A replay must carry the words the key was first sent with. The same key with other words is the app's
+    /// mistake (a key reused for a new message), and answering it with the first exchange would drop that message
+    /// unseen: 422, as the IETF Idempotency-Key draft has it. Only replays pay for this read.
+    private func requireSameQuestion(_ questionID: UUID, content: String, tenantID: UUID, userID: UUID, threadID: UUID,
+                                     key: SymmetricKey) async throws {
+        let stored = try await database.withTenant(tenantID) { connection in
+            try await messages.message(questionID, threadID: threadID, userID: userID, key: key, on: connection)
+        }
+        guard let stored else { throw Conversations.noThread }
+        guard stored.content == content else {
+            throw APIError(.unprocessableContent, code: "idempotency_key_reused",
+                           message: "This Idempotency-Key was sent with another message. Send a new message with a new key.")
         }
     }
 
