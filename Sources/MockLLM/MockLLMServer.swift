@@ -63,7 +63,7 @@ public enum MockLLMServer {
         let asked: (knobs: MockKnobs, fault: MockFault?)
         do {
             asked = try overridden(controls.knobs, by: request.headers)
-        } catch let error as InvalidKnob {
+        } catch {
             return invalid(error.message)
         }
         var knobs = asked.knobs
@@ -199,9 +199,9 @@ public enum MockLLMServer {
     }
 
     /// The `X-Mock-*` headers over the defaults, each checked against ``MockKnobs``' ranges; and the fault asked for.
-    static func overridden(_ defaults: MockKnobs, by headers: HTTPFields) throws -> (MockKnobs, MockFault?) {
+    static func overridden(_ defaults: MockKnobs, by headers: HTTPFields) throws(InvalidKnob) -> (MockKnobs, MockFault?) {
         func header(_ name: String) -> String? { headers[values: HTTPField.Name(name)!].first }
-        func whole(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        func whole(_ name: String, in range: ClosedRange<Int>) throws(InvalidKnob) -> Int? {
             guard let text = header(name) else { return nil }
             guard let value = Int(text), range.contains(value) else {
                 throw InvalidKnob(message: "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
