@@ -82,6 +82,7 @@ public func buildApplication(
     try await addOperatorRoutes(to: router, config: config, database: database, tenants: tenants, accounts: accounts, landing: landing, domains: domains, directory: directory,
                                 html: html, keyRing: keyRing)
     configureRouter?(router)
+    router.answerOtherMethods(under: ["/v1/", "/operator/v1/", "/webhooks/"])
 
     var services: [any Service] = [postgres, providerHTTP]
     services.append(DomainFileWatcher(domains: domains, tenants: tenants, directory: config.domainFiles,

@@ -67,6 +67,12 @@ import Testing
             #expect(try await client.call(.get, "/v1/threads/not-a-uuid", clientKey: key, token: token).status == .notFound)
             #expect(try await client.call(.get, "/v1/threads").status == .unauthorized)
             #expect(try await client.call(.get, "/v1/threads", clientKey: key).errorCode == "authentication_required")
+            // A known path with a method it does not take: 405 and the methods it does, before any sign-in.
+            let put = try await client.call(.put, "/v1/threads/\(UUID())")
+            #expect(put.status == .methodNotAllowed)
+            #expect(put.errorCode == "method_not_allowed")
+            #expect(put.headers[.allow] == "DELETE, GET, PATCH")
+            #expect(try await client.call(.put, "/v1/no-such-thing").status == .notFound)
         }
     }
 

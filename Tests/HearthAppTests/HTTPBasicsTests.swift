@@ -25,7 +25,7 @@ import Testing
                                        rawBody: #"{"email": "a@b.co", "password": ""# + String(repeating: "x", count: 70_000) + #""}"#), 413, "payload_too_large"),
                 (try await client.call(.get, "/v1/no/such/route", clientKey: key), 404, "not_found"),
                 (try await client.call(.get, "/nowhere"), 404, "not_found"),
-                (try await client.call(.put, "/v1/me", clientKey: key), 404, "not_found"),
+                (try await client.call(.put, "/v1/me", clientKey: key), 405, "method_not_allowed"),
                 (try await client.call(.post, "/v1/auth/refresh", clientKey: key, rawBody: #"{"refreshToken": null}"#), 400, "invalid_body"),
             ]
             for (response, status, code) in cases {
