@@ -118,6 +118,28 @@ import Testing
         }
     }
 
+    @Test func aThreadDeletedWhileItsAnswerStreamsKeepsTheCallsUsageAndFreesTheStream() async throws {
+        try await withMockedHearth(.init(tokensPerSecond: 50, responseTokens: 30)) { controls, hearth, key, _ in
+            try await hearth.test { client in
+                let coachee = try await Coachee.make(client, key: key)
+                controls.hold(afterTokens: 3)
+                let (_, before) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": "Delete me midway"], stopAfter: 2)
+                #expect(before.first?.event == "start")
+                #expect(try await hearth.adminCount("stream_leases") == 1)
+                let deleted = try await client.call(.delete, "/v1/threads/\(coachee.threadID)", clientKey: key, token: coachee.token)
+                #expect(deleted.status == .noContent || deleted.status == .ok, "\(deleted.text)")
+                controls.release()
+                // The provider was called and answered: its usage is recorded though the thread is gone, and the
+                // person's concurrent-stream slot is given back.
+                #expect(try await hearth.eventually("usage_records WHERE outcome = 'completed' AND output_tokens = 30", equals: 1,
+                                                    timeout: .seconds(20)))
+                #expect(try await hearth.eventually("stream_leases", equals: 0, timeout: .seconds(20)))
+                #expect(try await hearth.adminCount("messages") == 0)
+                #expect(try await hearth.adminCount("memory_threads") == 0)
+            }
+        }
+    }
+
     /// The 3-second bound itself is the chain's failure budget (ProviderChainTests); this checks what the user
     /// gets. A wall-clock check here failed once under the whole suite's load, measuring the machine, not Hearth;
     /// so did the count of attempts, when the budget ran out under load before the fallback's turn. The budget is
