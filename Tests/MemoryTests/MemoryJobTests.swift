@@ -209,6 +209,28 @@ import Testing
         }
     }
 
+    @Test func aSummaryQueuedForAThreadSinceDeletedEndsDoneNotDead() async throws {
+        let hearth = try await TestHearth.make {
+            $0.jobs.workers = 1
+            $0.jobs.backoff = .milliseconds(10)
+            $0.jobs.pollInterval = .milliseconds(20)
+        }
+        let (tenant, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let me = try await Coachee.make(client, key: key)
+            try await Self.say(client, me, ["Sunday evenings make me anxious about the week."])
+            _ = try await client.call(.delete, "/v1/threads/\(me.threadID)", clientKey: key, token: me.token)
+            // The summary the session's end queued, still waiting when the thread went (queued here by hand).
+            try await hearth.admin("""
+                INSERT INTO jobs (kind, tenant_id, payload) VALUES ('memory.summarize', '\(tenant.id)',
+                    jsonb_build_object('userID', '\(me.grant.user.id)', 'threadID', '\(me.threadID)', 'reason', 'ended'))
+                """)
+            #expect(try await hearth.eventually("jobs WHERE kind = 'memory.summarize' AND state = 'done'", equals: 1, timeout: .seconds(20)))
+            #expect(try await hearth.adminCount("jobs WHERE state = 'dead'") == 0)
+            #expect(try await hearth.adminCount("memory_threads") == 0)
+        }
+    }
+
     @Test func summariesOlderThan90DaysAreArchivedOutOfPromptsButStayTheUsers() async throws {
         let hearth = try await TestHearth.make { $0.jobs.workers = 1 }
         let (_, key) = try await hearth.createTenant(settings: .init(promptDebug: true))

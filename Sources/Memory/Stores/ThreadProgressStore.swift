@@ -31,11 +31,13 @@ struct ThreadProgressStore: Sendable {
         return nil
     }
 
-    /// Ensures a row exists (a session can be ended or summarized before any turn was noted, e.g. after a restore).
+    /// Ensures a row exists (a session can be ended or summarized before any turn was noted, e.g. after a restore),
+    /// unless the thread is gone: a summary queued before its thread was deleted then finds nothing to do.
     func ensure(tenantID: UUID, userID: UUID, threadID: UUID, on connection: PostgresConnection) async throws {
         try await connection.query(
             """
-            INSERT INTO memory_threads (tenant_id, thread_id, user_id, open) VALUES (\(tenantID), \(threadID), \(userID), true)
+            INSERT INTO memory_threads (tenant_id, thread_id, user_id, open)
+            SELECT \(tenantID), t.id, \(userID), true FROM threads t WHERE t.id = \(threadID)
             ON CONFLICT (thread_id) DO NOTHING
             """,
             logger: logger
