@@ -2,7 +2,6 @@ import Accounts
 import Coaching
 import CoachingDomains
 import Console
-import LLM
 import Foundation
 import HearthPlatform
 import Logging
@@ -79,11 +78,11 @@ public enum AdminTasks {
 }
 
 extension AdminTasks {
-    /// Sets (or with `setting == nil`, removes) a tenant's primary or fallback LLM provider.
+    /// Sets (or with `setting == nil`, removes) a tenant's primary or fallback LLM provider, as
+    /// `ProviderSetting.described` checked it.
     public static func configureProvider(
         _ config: Config, logger: Logger, tenantSlug: String, position: ProviderSetting.Position, setting: ProviderSetting?
     ) async throws {
-        if let reference = setting?.apiKeyReference { _ = try SecretReference(reference) }
         let keyRing = try config.requireKeyRing()
         try await Database.connect(to: try config.requireDatabaseURL(), logger: logger) { database in
             let tenant = try await tenant(tenantSlug, in: database, keyRing: keyRing)

@@ -37,7 +37,7 @@ public struct ProviderSetting: Sendable, Equatable {
     }
 
     /// The kinds of provider there are.
-    public static let kinds = ["offline", "openai", "anthropic"]
+    static let kinds = ["offline", "openai", "anthropic"]
 
     /// Why a provider an operator described cannot be saved; the message says what to give instead.
     public struct Invalid: Error, Equatable {
