@@ -24,21 +24,50 @@ enum StreamSignal {
 /// Sends a streaming request and times it: first token and end, as `classify` reads the events.
 struct StreamTimer: Sendable {
     let client: HTTPClient
+    /// The whole turn's: AsyncHTTPClient's deadline ends with the response head, and a stream that stops
+    /// sending after it would otherwise be waited for forever (and the run with it).
     let timeout: Duration
 
-    func measure(_ request: HTTPClientRequest, recorder: LatencyRecorder, classify: (ServerSentEventDecoder.Event) -> StreamSignal) async {
+    /// How a turn ended.
+    enum Outcome: Sendable {
+        case completed(timeToFirstToken: Duration, total: Duration)
+        case failed(String)
+    }
+
+    func measure(_ request: HTTPClientRequest, recorder: LatencyRecorder,
+                 classify: @escaping @Sendable (ServerSentEventDecoder.Event) -> StreamSignal) async {
         let started = ContinuousClock.now
         recorder.streamOpened()
         defer { recorder.streamClosed() }
+        // The stream against the turn's deadline: whichever ends first is the outcome, and the other is cancelled
+        // (cancelling the stream's read closes its connection).
+        let outcome = await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask { await read(request, started: started, classify: classify) }
+            group.addTask {
+                try? await Task.sleep(until: started + timeout)
+                return Task.isCancelled ? nil : .failed("timeout")
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .failed("timeout")
+        }
+        switch outcome {
+        case .completed(let timeToFirstToken, let total): recorder.completed(timeToFirstToken: timeToFirstToken, total: total)
+        case .failed(let kind): recorder.failed(kind)
+        }
+    }
+
+    private func read(_ request: HTTPClientRequest, started: ContinuousClock.Instant,
+                      classify: (ServerSentEventDecoder.Event) -> StreamSignal) async -> Outcome {
         do {
             let response = try await client.execute(request, timeout: .init(timeout))
             guard response.status == .ok else {
                 _ = try? await response.body.collect(upTo: 1 << 20)
-                return recorder.failed("http_\(response.status.code)")
+                return .failed("http_\(response.status.code)")
             }
             var decoder = ServerSentEventDecoder()
             var firstToken: Duration?
-            var outcome: StreamSignal?
+            var outcome: Outcome?
             for try await chunk in response.body {
                 // Read to the end even after `done`, so the connection is reused rather than dropped.
                 for event in decoder.feed(chunk) where outcome == nil {
@@ -47,21 +76,19 @@ struct StreamTimer: Sendable {
                         if firstToken == nil { firstToken = ContinuousClock.now - started }
                     case .done:
                         let total = ContinuousClock.now - started
-                        recorder.completed(timeToFirstToken: firstToken ?? total, total: total)
-                        outcome = .done
+                        outcome = .completed(timeToFirstToken: firstToken ?? total, total: total)
                     case .failure(let kind):
-                        recorder.failed(kind)
-                        outcome = .failure(kind)
+                        outcome = .failed(kind)
                     case .ignore:
                         break
                     }
                 }
             }
-            if outcome == nil { recorder.failed("truncated") }
+            return outcome ?? .failed("truncated")
         } catch let error as HTTPClientError where error == .deadlineExceeded {
-            recorder.failed("timeout")
+            return .failed("timeout")
         } catch {
-            recorder.failed(Self.kind(of: error))
+            return .failed(Self.kind(of: error))
         }
     }
 

@@ -65,6 +65,24 @@ import Testing
         }
     }
 
+    @Test func aStreamThatGoesSilentAfterItsHeadCountsAsTimedOut() async throws {
+        try await onHearthWithMock(.init(responseTokens: 4)) { controls, mockPort, _, key, target in
+            // The direct turn comes first: the mock sends its head, then only keep-alive comments for five seconds
+            // and an end with no answer. The turn's one-second deadline covers the stream, not just the head, so it
+            // counts as timed out, not as a stream cut short.
+            controls.script([.stall])
+            var benchmark = ChatBenchmark(hearth: target, clientKey: key,
+                                          direct: try LoadTarget("http://127.0.0.1:\(mockPort)/v1", allowRemote: false),
+                                          shape: LoadShape(users: 1, turns: 1))
+            benchmark.timeout = .seconds(1)
+            let report = try await benchmark.run()
+            #expect(report.direct?.measured.errors == ["timeout": 1])
+            #expect(report.direct?.measured.completed == 0)
+            #expect(report.hearth.measured.completed == 1)
+            #expect(report.hearth.measured.errors.isEmpty)
+        }
+    }
+
     @Test func historyPagesAndContextLoadsAreSeededThroughTheAPIAndTimed() async throws {
         try await onHearthWithMock(.init(responseTokens: 3), tenant: .init(promptDebug: true)) { _, _, hearth, key, target in
             var benchmark = HistoryBenchmark(hearth: target, clientKey: key,
