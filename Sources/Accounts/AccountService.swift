@@ -40,7 +40,7 @@ public struct AccountService: Sendable {
     // MARK: - Signing in
 
     public func createAnonymous(tenant: Tenant) async throws -> TokenGrant {
-        let (userID, sessionID, refresh) = try await database.withTenant(tenant.id) { connection in
+        let (userID, sessionID, refresh) = try await database.withTenant(tenant.id) { [self] connection in
             let (userID, _) = try await users.create(tenantID: tenant.id, anonymous: true, on: connection)
             let (sessionID, refresh) = try await sessions.create(tenantID: tenant.id, userID: userID, method: .anonymous, on: connection)
             return (userID, sessionID, refresh)
@@ -57,7 +57,7 @@ public struct AccountService: Sendable {
         let indexKey = try keyRing.unwrap(tenant.wrappedIndexKey, context: tenant.indexKeyContext)
         let emailIndex = FieldCipher.blindIndex(email, key: indexKey)
 
-        let (userID, sessionID, refresh, isNew) = try await database.withTenant(tenant.id) { connection in
+        let (userID, sessionID, refresh, isNew) = try await database.withTenant(tenant.id) { [self] connection in
             let userID: UUID
             let dataKey: SymmetricKey
             if let current {
@@ -96,7 +96,7 @@ public struct AccountService: Sendable {
         let throttleKeys = throttle.keys(accountIdentifier: email, address: address, indexKey: indexKey)
 
         // Count the attempt and commit before checking the password (see LoginThrottle).
-        let (retryAfter, credential) = try await database.withTenant(tenant.id) { connection in
+        let (retryAfter, credential) = try await database.withTenant(tenant.id) { [self] connection in
             let retryAfter = try await throttle.reserve(throttleKeys, tenantID: tenant.id, on: connection)
             return (retryAfter, try await users.emailCredential(index: emailIndex, on: connection))
         }
@@ -106,7 +106,7 @@ public struct AccountService: Sendable {
         let matches = try await hasher.verify(password, against: credential?.passwordHash ?? decoyHash)
         guard matches, let credential else { throw Self.invalidCredentials }
 
-        let (sessionID, refresh) = try await database.withTenant(tenant.id) { connection in
+        let (sessionID, refresh) = try await database.withTenant(tenant.id) { [self] connection in
             try await throttle.release(throttleKeys, on: connection)
             return try await sessions.create(tenantID: tenant.id, userID: credential.userID, method: .email, on: connection)
         }
@@ -119,7 +119,7 @@ public struct AccountService: Sendable {
         let indexKey = try keyRing.unwrap(tenant.wrappedIndexKey, context: tenant.indexKeyContext)
         let subjectIndex = FieldCipher.blindIndex("apple:" + identity.subject, key: indexKey)
 
-        let (userID, sessionID, refresh, isNew) = try await database.withTenant(tenant.id) { connection in
+        let (userID, sessionID, refresh, isNew) = try await database.withTenant(tenant.id) { [self] connection in
             let linked = try await users.appleUser(subjectIndex: subjectIndex, on: connection)
             let userID: UUID
             var isNew = false
@@ -152,7 +152,7 @@ public struct AccountService: Sendable {
         guard refreshToken.hasPrefix("hrt_"), refreshToken.count < 128 else {
             throw APIError.unauthorized("refresh_token_invalid", "This refresh token is not valid. Sign in again.")
         }
-        let outcome = try await database.withTenant(tenant.id) { connection in
+        let outcome = try await database.withTenant(tenant.id) { [self] connection in
             try await sessions.exchange(refreshToken, tenantID: tenant.id, on: connection)
         }
         switch outcome {
@@ -191,26 +191,26 @@ public struct AccountService: Sendable {
     }
 
     public func logOut(tenant: Tenant, identity: Identity) async throws {
-        _ = try await database.withTenant(tenant.id) { connection in
+        _ = try await database.withTenant(tenant.id) { [self] connection in
             try await sessions.revoke(identity.sessionID, userID: identity.userID, reason: "logout", on: connection)
         }
     }
 
     public func account(tenant: Tenant, identity: Identity) async throws -> AccountView {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             try await view(of: identity.userID, on: connection)
         }
     }
 
     public func sessions(tenant: Tenant, identity: Identity) async throws -> [SessionView] {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             try await sessions.list(userID: identity.userID, on: connection).map { Self.view($0, current: identity.sessionID) }
         }
     }
 
     /// Signs out one of the user's sessions (another device). Someone else's session id is simply not found.
     public func revokeSession(tenant: Tenant, identity: Identity, sessionID: UUID) async throws {
-        let revoked = try await database.withTenant(tenant.id) { connection in
+        let revoked = try await database.withTenant(tenant.id) { [self] connection in
             try await sessions.revoke(sessionID, userID: identity.userID, reason: "signed_out_remotely", on: connection)
         }
         guard revoked else { throw APIError.notFound("No such session.") }
@@ -218,14 +218,14 @@ public struct AccountService: Sendable {
 
     /// Deletes the account and everything it owns, in one transaction.
     public func delete(tenant: Tenant, identity: Identity) async throws {
-        let deleted = try await database.withTenant(tenant.id) { connection in
+        let deleted = try await database.withTenant(tenant.id) { [self] connection in
             try await users.delete(identity.userID, on: connection)
         }
         guard deleted else { throw APIError.notFound("This account no longer exists.") }
     }
 
     public func export(tenant: Tenant, identity: Identity) async throws -> AccountExport {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             AccountExport(
                 exportedAt: Date(),
                 account: try await view(of: identity.userID, on: connection),
@@ -241,7 +241,7 @@ public struct AccountService: Sendable {
     public func rewrapUserKeys(tenantID: UUID, batchSize: Int = 500) async throws -> Int {
         var total = 0
         while true {
-            let count = try await database.withTenant(tenantID) { connection in
+            let count = try await database.withTenant(tenantID) { [self] connection in
                 try await users.rewrapBatch(limit: batchSize, on: connection)
             }
             total += count

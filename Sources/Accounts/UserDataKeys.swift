@@ -35,9 +35,9 @@ public struct UserDataKeys: Sendable {
     /// Runs `body` in one transaction scoped to the tenant, with the user's data key. A user who no longer exists
     /// (their token outlived the account) is a 401.
     public func withKey<T: Sendable>(
-        _ database: Database, tenantID: UUID, userID: UUID, _ body: (PostgresConnection, SymmetricKey) async throws -> T
+        _ database: Database, tenantID: UUID, userID: UUID, _ body: @escaping @Sendable (PostgresConnection, SymmetricKey) async throws -> T
     ) async throws -> T {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             guard let key = try await key(for: userID, on: connection) else {
                 throw Self.accountGone
             }

@@ -54,14 +54,14 @@ public struct Conversations: Sendable {
     }
 
     func delete(tenant: Tenant, identity: Identity, id: UUID) async throws {
-        let deleted = try await database.withTenant(tenant.id) { connection in
+        let deleted = try await database.withTenant(tenant.id) { [self] connection in
             try await threads.delete(id, userID: identity.userID, on: connection)
         }
         guard deleted else { throw Self.noThread }
     }
 
     func deleteAll(tenant: Tenant, identity: Identity) async throws -> Int {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             try await threads.deleteAll(userID: identity.userID, on: connection)
         }
     }
@@ -84,7 +84,7 @@ public struct Conversations: Sendable {
         }
     }
 
-    private func withKey<T: Sendable>(_ tenant: Tenant, _ identity: Identity, _ body: (PostgresConnection, SymmetricKey) async throws -> T) async throws -> T {
+    private func withKey<T: Sendable>(_ tenant: Tenant, _ identity: Identity, _ body: @escaping @Sendable (PostgresConnection, SymmetricKey) async throws -> T) async throws -> T {
         try await keys.withKey(database, tenantID: tenant.id, userID: identity.userID, body)
     }
 
@@ -121,7 +121,7 @@ extension Conversations: ExportSection {
 extension Conversations: CompletedSessions {
     /// A session is complete once it has an answer stored in full.
     public func hasCompletedSession(tenantID: UUID, userID: UUID) async throws -> Bool {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await messages.hasCompleteAnswer(userID: userID, on: connection)
         }
     }

@@ -27,7 +27,7 @@ public final class CoachingDomains: Sendable {
         if let stamp, let cached = cache.withLock({ $0[tenantID] }), cached.stamp == stamp {
             return cached
         }
-        let catalog = try await database.withTenant(tenantID) { connection in
+        let catalog = try await database.withTenant(tenantID) { [self] connection in
             var (stamp, versions) = try await store.current(on: connection)
             if stamp == nil {
                 for definition in defaults.withLock({ $0 }) {
@@ -44,7 +44,7 @@ public final class CoachingDomains: Sendable {
     /// The tenant's catalog as stored now (for operators and thread creation, which have no turn context to
     /// read the stamp with): one small query, and the cached catalog when it is still current.
     public func currentCatalog(tenantID: UUID) async throws -> DomainCatalog {
-        let stamp = try await database.withTenant(tenantID) { try await self.stamp(on: $0) }
+        let stamp = try await database.withTenant(tenantID) { [self] connection in try await self.stamp(on: connection) }
         return try await catalog(tenantID: tenantID, stamp: stamp)
     }
 
@@ -57,7 +57,7 @@ public final class CoachingDomains: Sendable {
     /// versions written. An operator's change (`audited`) is in the audit log, in the same transaction.
     public func save(_ definitions: [DomainDefinition], tenantID: UUID, source: DomainStore.Source,
                      author: String, audited: Audited? = nil) async throws -> [(key: String, version: Int)] {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             var written: [(String, Int)] = []
             for definition in definitions {
                 if let version = try await store.save(definition, tenantID: tenantID, source: source, author: author, on: connection) {
@@ -73,7 +73,7 @@ public final class CoachingDomains: Sendable {
     /// Applies edited domain files to a tenant: a domain is updated when the file differs and the version in
     /// effect came from a file too. An operator's console or CLI change wins until they import again.
     public func applyFiles(_ definitions: [DomainDefinition], tenantID: UUID, path: String) async throws -> [(key: String, version: Int)] {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             let current = Dictionary(try await store.current(on: connection).versions.map { ($0.definition.key, $0) },
                                      uniquingKeysWith: { first, _ in first })
             var written: [(String, Int)] = []
@@ -92,12 +92,12 @@ public final class CoachingDomains: Sendable {
     }
 
     public func history(_ key: String, tenantID: UUID) async throws -> [DomainStore.Version] {
-        try await database.withTenant(tenantID) { try await store.history(key, on: $0) }
+        try await database.withTenant(tenantID) { [self] connection in try await store.history(key, on: connection) }
     }
 
     /// Version `version` of `key` in effect again, as a new version; `nil` when there is no such version.
     public func rollback(_ key: String, to version: Int, tenantID: UUID, author: String, audited: Audited? = nil) async throws -> Int? {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             let written = try await store.rollback(key, to: version, tenantID: tenantID, author: author, on: connection)
             if let written {
                 try await audited?.record("domain.rollback", "\(key) to v\(version) as v\(written)", tenantID: tenantID, on: connection)

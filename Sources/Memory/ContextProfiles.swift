@@ -62,7 +62,7 @@ public struct ContextProfiles: Sendable {
     }
 
     func dismissSetupPrompt(tenant: Tenant, identity: Identity) async throws {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             try await store.dismissSetupPrompt(tenantID: tenant.id, userID: identity.userID, on: connection)
         }
     }

@@ -91,14 +91,14 @@ public struct MemoryService: Sendable {
     }
 
     func deleteFact(tenant: Tenant, identity: Identity, id: UUID) async throws {
-        let deleted = try await database.withTenant(tenant.id) { connection in
+        let deleted = try await database.withTenant(tenant.id) { [self] connection in
             try await facts.delete(id, userID: identity.userID, on: connection)
         }
         guard deleted else { throw Self.noFact }
     }
 
     func deleteFacts(tenant: Tenant, identity: Identity, category: FactCategory?) async throws -> Deleted {
-        Deleted(deleted: try await database.withTenant(tenant.id) { connection in
+        Deleted(deleted: try await database.withTenant(tenant.id) { [self] connection in
             try await facts.deleteAll(userID: identity.userID, category: category, on: connection)
         })
     }
@@ -112,7 +112,7 @@ public struct MemoryService: Sendable {
     }
 
     func deleteSummary(tenant: Tenant, identity: Identity, id: UUID) async throws {
-        let deleted = try await database.withTenant(tenant.id) { connection in
+        let deleted = try await database.withTenant(tenant.id) { [self] connection in
             try await summaries.delete(id, userID: identity.userID, on: connection)
         }
         guard deleted else { throw APIError.notFound("No such summary.") }
@@ -139,7 +139,7 @@ public struct MemoryService: Sendable {
 
     func requestForget(tenant: Tenant, identity: Identity) async throws -> ForgetRequested {
         let token = Secrets.randomToken(byteCount: 24)
-        let (confirmableAt, expiresAt) = try await database.withTenant(tenant.id) { connection in
+        let (confirmableAt, expiresAt) = try await database.withTenant(tenant.id) { [self] connection in
             try await forgetRequests.request(tenantID: tenant.id, userID: identity.userID, token: token, coolDown: options.forgetCoolDown,
                                              window: options.forgetWindow, on: connection)
         }
@@ -149,7 +149,7 @@ public struct MemoryService: Sendable {
     /// Deletes every fact, summary, insight and conversation in one transaction; the context profile and
     /// settings stay (the memory document's deleteAllMemory).
     func confirmForget(tenant: Tenant, identity: Identity, token: String) async throws -> Forgotten {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             switch try await forgetRequests.consume(userID: identity.userID, token: token, on: connection) {
             case .noRequest:
                 throw APIError.notFound("No pending request to forget everything matches this token; ask again.")
@@ -167,7 +167,7 @@ public struct MemoryService: Sendable {
     }
 
     func cancelForget(tenant: Tenant, identity: Identity) async throws {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             try await forgetRequests.cancel(userID: identity.userID, on: connection)
         }
     }
@@ -180,7 +180,7 @@ public struct MemoryService: Sendable {
         }
     }
 
-    private func withKey<T: Sendable>(_ tenant: Tenant, _ identity: Identity, _ body: (PostgresConnection, SymmetricKey) async throws -> T) async throws -> T {
+    private func withKey<T: Sendable>(_ tenant: Tenant, _ identity: Identity, _ body: @escaping @Sendable (PostgresConnection, SymmetricKey) async throws -> T) async throws -> T {
         try await keys.withKey(database, tenantID: tenant.id, userID: identity.userID, body)
     }
 

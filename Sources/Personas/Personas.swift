@@ -37,7 +37,7 @@ public struct Personas: Sendable {
 
     public func create(tenant: Tenant, identity: Identity, content: PersonaContent) async throws -> PersonaView {
         let content = try await validated(content, tenant: tenant)
-        return try await database.withTenant(tenant.id) { connection in
+        return try await database.withTenant(tenant.id) { [self] connection in
             guard try await store.count(creatorID: identity.userID, on: connection) < Self.maximumPerCreator else {
                 throw APIError.conflict("persona_limit", "You can have at most \(Self.maximumPerCreator) personas: delete one first.")
             }
@@ -46,11 +46,11 @@ public struct Personas: Sendable {
     }
 
     public func list(tenant: Tenant, identity: Identity) async throws -> [PersonaView] {
-        try await database.withTenant(tenant.id) { connection in try await store.list(creatorID: identity.userID, on: connection) }
+        try await database.withTenant(tenant.id) { [self] connection in try await store.list(creatorID: identity.userID, on: connection) }
     }
 
     public func persona(tenant: Tenant, identity: Identity, id: UUID) async throws -> PersonaView {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             guard let persona = try await store.find(id, creatorID: identity.userID, on: connection) else { throw Self.notFound }
             return persona
         }
@@ -65,7 +65,7 @@ public struct Personas: Sendable {
     }
 
     public func delete(tenant: Tenant, identity: Identity, id: UUID) async throws {
-        let deleted = try await database.withTenant(tenant.id) { connection in
+        let deleted = try await database.withTenant(tenant.id) { [self] connection in
             try await store.delete(id, creatorID: identity.userID, on: connection)
         }
         guard deleted else { throw Self.notFound }
@@ -75,7 +75,7 @@ public struct Personas: Sendable {
     /// policy lets the screening decide.
     public func submit(tenant: Tenant, identity: Identity, id: UUID) async throws -> PersonaView {
         let catalog = try await domains.currentCatalog(tenantID: tenant.id)
-        return try await database.withTenant(tenant.id) { connection in
+        return try await database.withTenant(tenant.id) { [self] connection in
             guard let persona = try await store.find(id, creatorID: identity.userID, forUpdate: true, on: connection) else { throw Self.notFound }
             switch persona.status {
             case .suspended: throw Self.suspended
@@ -105,7 +105,7 @@ public struct Personas: Sendable {
     /// A live persona's published copy (approved and not suspended), to start a thread with: any user of the
     /// app may, not only its creator. `nil` when there is no such live persona.
     public func published(tenantID: UUID, id: UUID) async throws -> PersonaContent? {
-        try await database.withTenant(tenantID) { connection in try await store.published(id, on: connection)?.content }
+        try await database.withTenant(tenantID) { [self] connection in try await store.published(id, on: connection)?.content }
     }
 
     // MARK: Avatars
@@ -128,7 +128,7 @@ public struct Personas: Sendable {
 
     /// The working copy's avatar, for its creator.
     func avatar(tenant: Tenant, identity: Identity, id: UUID) async throws -> AvatarImage {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             guard let image = try await store.avatar(personaID: id, published: false, creatorID: identity.userID, on: connection) else {
                 throw APIError.notFound("This persona has no avatar.")
             }
@@ -150,8 +150,8 @@ public struct Personas: Sendable {
 
     /// Runs an edit of the creator's persona, locked, refusing a suspended one.
     private func edit(tenant: Tenant, identity: Identity, id: UUID,
-                      _ body: (PostgresConnection, PersonaView) async throws -> PersonaView) async throws -> PersonaView {
-        try await database.withTenant(tenant.id) { connection in
+                      _ body: @escaping @Sendable (PostgresConnection, PersonaView) async throws -> PersonaView) async throws -> PersonaView {
+        try await database.withTenant(tenant.id) { [self] connection in
             guard let persona = try await store.find(id, creatorID: identity.userID, forUpdate: true, on: connection) else { throw Self.notFound }
             guard persona.status != .suspended else { throw Self.suspended }
             return try await body(connection, persona)

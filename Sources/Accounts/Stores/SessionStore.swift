@@ -88,11 +88,12 @@ struct SessionStore: Sendable {
     /// and, when it is, the request counted against the tenant's and the person's rate limits
     /// (migrations/0022_admission.sql).
     func admit(_ sessionID: UUID, userID: UUID, tenantID: UUID, on client: PostgresClient) async throws -> SessionGate {
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             "SELECT active, name, quota, window_seconds, used, reset_seconds FROM hearth_session_admit(\(tenantID), \(sessionID), \(userID))",
             logger: logger
         )
-        for try await (active, name, quota, window, used, reset) in rows.decode((Bool, String?, Int64?, Int?, Int64?, Int?).self) {
+        for row in rows {
+            let (active, name, quota, window, used, reset) = try row.decode((Bool, String?, Int64?, Int?, Int64?, Int?).self)
             return SessionGate(active: active, name: name, quota: quota, window: window, used: used, reset: reset)
         }
         return SessionGate(active: false, name: nil, quota: nil, window: nil, used: nil, reset: nil)

@@ -36,7 +36,7 @@ public struct AppStoreNotifications: Sendable {
             throw AppStoreVerificationError(.invalidFormat, "notificationUUID \(notification.notificationUUID) is not a UUID")
         }
         let purchase = try await Self.purchase(in: notification, verifier: verifier, now: now)
-        return try await database.withTenant(tenantID) { connection in
+        return try await database.withTenant(tenantID) { [self] connection in
             // Recorded first: a second delivery running at the same time waits here, then finds it.
             let recorded = try await connection.query(
                 """

@@ -26,7 +26,7 @@ public struct AppStorePurchases: Sendable {
         }
         let signedAt = max(transaction.signedDate, renewal?.signedDate ?? 0).appleDate
         let entitlement = Entitlement(transaction: transaction, renewal: renewal, signedAt: signedAt, now: now)
-        return try await database.withTenant(tenantID) { connection in
+        return try await database.withTenant(tenantID) { [self] connection in
             _ = try await subscriptions.apply(entitlement, userID: userID, on: connection)
             return try await subscriptions.view(userID: userID, on: connection, now: now)
         }

@@ -14,7 +14,7 @@ public struct AppStoreSettingsStore: Sendable {
 
     /// `nil` until the tenant configures the App Store.
     public func settings(tenantID: UUID) async throws -> AppStoreSettings? {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             let rows = try await connection.query(
                 "SELECT bundle_id, app_apple_id, environments, root_certificates FROM appstore_settings", logger: database.logger
             )
@@ -36,7 +36,7 @@ public struct AppStoreSettingsStore: Sendable {
 
     public func save(_ settings: AppStoreSettings, tenantID: UUID, audit: Audited? = nil) async throws -> AppStoreSettings {
         let settings = try settings.validated()
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await audit?.record("appstore.settings", "bundle \(settings.bundleId), app Apple ID \(settings.appAppleId.map(String.init) ?? "none"), "
                                     + "\(settings.environments.joined(separator: " ")), "
                                     + (settings.rootCertificates.isEmpty ? "Apple Root CA - G3" : "\(settings.rootCertificates.count) own roots"),

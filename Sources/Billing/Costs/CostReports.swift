@@ -26,7 +26,7 @@ public struct CostReports: Sendable {
     }
 
     public func report(tenantID: UUID, days: Int, topUsers: Int = 10) async throws -> CostReport {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             let month = try await month(on: connection)
             let daily = try await self.days(days, on: connection)
             let modelRows = try await connection.query(
@@ -59,7 +59,7 @@ public struct CostReports: Sendable {
 
     /// The last `count` UTC days with usage, today included, newest first.
     public func days(tenantID: UUID, count: Int) async throws -> [CostReport.Day] {
-        try await database.withTenant(tenantID) { try await days(count, on: $0) }
+        try await database.withTenant(tenantID) { [self] connection in try await days(count, on: connection) }
     }
 
     /// The same, in the caller's tenant transaction (the overview reads it beside its own figures).
@@ -104,7 +104,7 @@ public struct CostReports: Sendable {
 
     /// `nil` when the tenant has no such user.
     public func usage(tenantID: UUID, userID: UUID, records limit: Int = 100) async throws -> UserUsage? {
-        try await database.withTenant(tenantID) { connection -> UserUsage? in
+        try await database.withTenant(tenantID) { [self] connection -> UserUsage? in
             guard let subscription = try await subscriptions.view(userID: userID, on: connection) else { return nil }
             let dayRows = try await connection.query(
                 """

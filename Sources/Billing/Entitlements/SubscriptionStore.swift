@@ -16,7 +16,7 @@ public struct SubscriptionStore: Sendable {
 
     /// `nil` when the tenant has no such user.
     public func view(tenantID: UUID, userID: UUID, now: Date = Date()) async throws -> SubscriptionView? {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await view(userID: userID, on: connection, now: now)
         }
     }

@@ -20,7 +20,7 @@ public struct PlanStore: Sendable {
 
     /// Everything an operator edits, read in one transaction: the settings, the tenant's own limits, the plans.
     public func policies(tenantID: UUID) async throws -> (settings: BillingSettings, limits: TenantLimits, plans: [Plan]) {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             (try await settings(on: connection), try await TenantLimits.read(on: connection, logger: logger), try await plans(on: connection))
         }
     }
@@ -28,7 +28,7 @@ public struct PlanStore: Sendable {
     /// Replaces the tenant's own limits (`tenant_limits` belongs to HearthPlatform's rate limits, which say how).
     public func save(_ limits: TenantLimits, tenantID: UUID, audit: Audited? = nil) async throws -> TenantLimits {
         let limits = try limits.validated()
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await limits.save(on: connection, logger: logger)
             try await audit?.record("limits.save", "\(limits.requestsPerSecond) requests/s, \(limits.signupsPerHourPerAddress) sign-ups/hour, "
                                     + "\(limits.loginsPerMinutePerAddress) sign-ins/min per address", tenantID: tenantID, on: connection)
@@ -37,7 +37,7 @@ public struct PlanStore: Sendable {
     }
 
     public func plans(tenantID: UUID) async throws -> [Plan] {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await plans(on: connection)
         }
     }
@@ -59,7 +59,7 @@ public struct PlanStore: Sendable {
     /// Creates the plan or replaces its policy.
     public func save(_ plan: Plan, tenantID: UUID, audit: Audited? = nil) async throws -> Plan {
         let plan = try plan.validated()
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await audit?.record("plan.save", "\(plan.code): \(plan.requestsPerMinute) requests/min, \(plan.tokensPerDay) tokens/day, "
                                     + "\(plan.concurrentStreams) streams, budget \(plan.monthlyBudgetMicros) µ$, products \(plan.productIds.joined(separator: " "))",
                                     tenantID: tenantID, on: connection)
@@ -94,7 +94,7 @@ public struct PlanStore: Sendable {
 
     public func save(_ settings: BillingSettings, tenantID: UUID, audit: Audited? = nil) async throws -> BillingSettings {
         let settings = try settings.validated()
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await audit?.record("billing.settings", "trial \(settings.trialDays.map { "\($0) days" } ?? "no day bound"), "
                                     + "\(settings.trialSessions.map { "\($0) sessions" } ?? "no session bound"), target \(settings.targetCostMicros) µ$, "
                                     + "economy model \(settings.economyModel ?? "none")", tenantID: tenantID, on: connection)

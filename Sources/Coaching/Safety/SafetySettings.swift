@@ -25,7 +25,7 @@ public struct SafetySettings: Sendable {
 
     /// The most specific resources and disclaimer for `locale`: the tenant's own first, then the built-in ones.
     public func view(tenantID: UUID, locale: String?) async throws -> View {
-        try await database.withTenant(tenantID) { connection in try await view(locale: locale, on: connection) }
+        try await database.withTenant(tenantID) { [self] connection in try await view(locale: locale, on: connection) }
     }
 
     /// The same, in a transaction of the tenant's the caller has open.
@@ -62,7 +62,7 @@ public struct SafetySettings: Sendable {
 
     /// The locales the tenant has set resources for, with them and its disclaimer there.
     public func locales(tenantID: UUID) async throws -> [(locale: String, resources: [CrisisResource], disclaimer: Disclaimer?)] {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             let rows = try await connection.query(
                 "SELECT locale, crisis_resources::text, disclaimer_short, disclaimer_full FROM tenant_safety_locales ORDER BY locale",
                 logger: database.logger
@@ -87,7 +87,7 @@ public struct SafetySettings: Sendable {
             throw APIError.validation("give at least one resource, each with a name and a phone number, text instructions or a URL.")
         }
         let json = String(decoding: try JSONEncoder().encode(resources), as: UTF8.self)
-        _ = try await database.withTenant(tenantID) { connection in
+        _ = try await database.withTenant(tenantID) { [self] connection in
             try await connection.query(
                 """
                 INSERT INTO tenant_safety_locales (tenant_id, locale, crisis_resources, disclaimer_short, disclaimer_full)

@@ -98,16 +98,17 @@ struct MessageStore: Sendable {
         var messages: [MessageView] = []
         var sequence: [Int64] = []
         try await SessionGate.countingTheTenantLast {
-            let rows = try await client.query(
+            let rows = try await client.liveRows(
                 """
                 SELECT * FROM hearth_message_page(\(tenantID), \(identity.userID), \(threadID), \(identity.sessionID),
                                                   \(order == .newest), \(cursor?.position), \(limit))
                 """,
                 logger: logger
             )
-            for try await (kind, id, seq, role, status, replyTo, provider, model, createdAt, crisisKind, sealed, name, quota, used, window, reset)
-                in rows.decode((String, UUID?, Int64?, String?, String?, UUID?, String?, String?, Date?, String?, Data?,
-                                String?, Int64?, Int64?, Int?, Int?).self) {
+            for row in rows {
+                let (kind, id, seq, role, status, replyTo, provider, model, createdAt, crisisKind, sealed, name, quota, used, window, reset)
+                    = try row.decode((String, UUID?, Int64?, String?, String?, UUID?, String?, String?, Date?, String?, Data?,
+                                      String?, Int64?, Int64?, Int?, Int?).self)
                 switch kind {
                 case "gate":
                     limitState = try SessionGate(gateRowName: name, quota: quota, window: window, used: used, reset: reset).admit()

@@ -16,7 +16,8 @@ import Safety
 /// `tenant_llm_providers`, `usage_records` and `crisis_events`, and read `user_keys`, `tenant_safety_locales` and the
 /// stamp of `domain_versions`, on the turn's hot path only; everything else reaches those tables through their own stores. Memory's tables are read and noted through Memory's own SQL functions
 /// (`hearth_memory_context`, `hearth_memory_note_turn`), and opened by Memory (``TurnMemory/open``).
-/// Each runs outside any transaction: the function scopes its own implicit transaction to the tenant.
+/// Each runs outside any transaction: the function scopes its own implicit transaction to the tenant. Each is read
+/// whole on a connection that cannot be lost under it (``PostgresClient/liveRows(_:logger:)``).
 struct TurnStore: Sendable {
     /// What a turn reads before the provider is called.
     struct Context: Sendable {
@@ -73,11 +74,11 @@ struct TurnStore: Sendable {
     /// ``sendContext(_:tenantID:userID:threadID:historyLimit:key:)`` instead.
     func context(tenantID: UUID, userID: UUID, threadID: UUID, before: UUID?, historyLimit: Int, lease: UUID?) async throws -> Context? {
         var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             "SELECT * FROM hearth_turn_context(\(tenantID), \(userID), \(threadID), \(before), \(historyLimit), \(lease))",
             logger: logger
         )
-        for try await row in rows {
+        for row in rows {
             try read.take(ContextRows.columns(of: row))
         }
         if let refusal = read.admission?.refusal { throw refusal }
@@ -105,7 +106,7 @@ struct TurnStore: Sendable {
                                                    historyLimit: historyLimit)
         var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
         read.key = key
-        for try await row in try await client.execute(statement, logger: logger) {
+        for row in try await client.liveRows(statement, logger: logger) {
             try read.take(row)
         }
         return try read.context()
@@ -130,7 +131,7 @@ struct TurnStore: Sendable {
         var outcome: (kind: String, question: UUID, answer: UUID)?
         var resources: Data?
         try await SessionGate.countingTheTenantLast {
-            for try await row in try await client.execute(statement, logger: logger) {
+            for row in try await client.liveRows(statement, logger: logger) {
                 try read.take(row)
                 switch (row.0, row.1, row.6.flatMap(UUID.init(uuidString:))) {
                 case ("stored", let question?, let answer?), ("replay", let question?, let answer?):
@@ -159,7 +160,7 @@ struct TurnStore: Sendable {
     /// provider call); a stored answer gives its own back in ``finish(_:content:status:domain:key:)``.
     func releaseLease(_ lease: UUID, tenantID: UUID) async {
         do {
-            try await client.query("SELECT hearth_stream_release(\(tenantID), \(lease))", logger: logger)
+            _ = try await client.liveRows("SELECT hearth_stream_release(\(tenantID), \(lease))", logger: logger)
         } catch {
             // It expires on its own (migrations/0021_billing.sql); worth a log line, not a failed request.
             logger.warning("releasing a stream lease failed", metadata: ["error": .string(String(reflecting: error))])
@@ -173,7 +174,7 @@ struct TurnStore: Sendable {
         let statement = TurnStatements.Finish(record: record, sealed: try MessageStore.seal(content, id: record.messageID, key: key),
                                               status: status.rawValue, domain: domain)
         var cost: Int64 = 0
-        for try await row in try await client.execute(statement, logger: logger) { cost = row }
+        for row in try await client.liveRows(statement, logger: logger) { cost = row }
         return Usage(inputTokens: record.inputTokens, outputTokens: record.outputTokens, estimated: record.estimated, costMicros: cost)
     }
 }

@@ -115,7 +115,7 @@ public struct ChatTurn: Sendable {
     /// unseen: 422, as the IETF Idempotency-Key draft has it. Only replays pay for this read.
     private func requireSameQuestion(_ questionID: UUID, content: String, tenantID: UUID, userID: UUID, threadID: UUID,
                                      key: SymmetricKey) async throws {
-        let stored = try await database.withTenant(tenantID) { connection in
+        let stored = try await database.withTenant(tenantID) { [self] connection in
             try await messages.message(questionID, threadID: threadID, userID: userID, key: key, on: connection)
         }
         guard let stored else { throw Conversations.noThread }
@@ -134,7 +134,7 @@ public struct ChatTurn: Sendable {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: assistantMessageID,
                                         lease: assistantMessageID)
         do {
-            let restarted = try await database.withTenant(tenant.id) { connection in
+            let restarted = try await database.withTenant(tenant.id) { [self] connection in
                 try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key, on: connection)
             }
             guard case .restarted(let replyTo?, let crisis) = restarted else {

@@ -18,7 +18,7 @@ public struct MemoryModelSource: MemoryModels {
     }
 
     public func completion(tenantID: UUID) async throws -> (@Sendable (CompletionRequest) async throws -> String)? {
-        let providers = try await database.withTenant(tenantID) { connection in try await settings.list(on: connection) }
+        let providers = try await database.withTenant(tenantID) { [self] connection in try await settings.list(on: connection) }
         let chain = factory.chain(for: providers)
         guard chain.primary.kind != "offline" else { return nil }
         return { request in

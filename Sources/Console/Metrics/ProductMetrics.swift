@@ -101,7 +101,7 @@ public struct ProductMetrics: Sendable {
 
     /// The tenant's counts and its cost target (micro-dollars per active person per month).
     public func counts(tenantID: UUID) async throws -> (counts: Counts, targetCostMicros: Int64) {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             var counts = Counts()
             let since = Self.periodStart()
             try await readTotals(into: &counts, since: since, on: connection)

@@ -39,7 +39,7 @@ public struct OperatorSessions: Sendable {
     static let invalidCredentials = APIError.unauthorized("invalid_credentials", "That email and password do not match an operator.")
 
     public func signIn(email: String, password: String) async throws -> SignedIn {
-        let found = try await database.withPlatformTransaction { connection in try await operators.find(email: email, on: connection) }
+        let found = try await database.withPlatformTransaction { [self] connection in try await operators.find(email: email, on: connection) }
         guard let (account, passwordHash) = found else {
             _ = try await hasher.verify(password, against: decoyHash)
             throw Self.invalidCredentials
@@ -52,7 +52,7 @@ public struct OperatorSessions: Sendable {
         let token = "hos_" + Secrets.randomToken(byteCount: 32)
         let sessionID = RandomBytes.uuid()
         let lifetime = Int(policy.lifetime.components.seconds)
-        let expiresAt = try await database.withPlatformTransaction { connection in
+        let expiresAt = try await database.withPlatformTransaction { [self] connection in
             try await operators.clearFailures(account.id, on: connection)
             let rows = try await connection.query(
                 """

@@ -69,7 +69,7 @@ public struct OperatorStore: Sendable {
     /// attempt past `maxFailures` locks it for `lockout`, and a locked account is refused unchecked.
     func reserveAttempt(_ id: UUID, maxFailures: Int, lockout: Duration) async throws -> Int? {
         let lockoutSeconds = Int(lockout.components.seconds)
-        return try await database.withPlatformTransaction { connection in
+        return try await database.withPlatformTransaction { [self] connection in
             let rows = try await connection.query(
                 """
                 SELECT failed_logins, coalesce(ceil(extract(epoch FROM locked_until - now()))::int, 0)

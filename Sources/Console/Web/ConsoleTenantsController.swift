@@ -197,7 +197,7 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
             return try await page(context, problem: problem.message)
         }
         let store = ProviderSettingsStore(logger: database.logger)
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             try await store.apply(setting, at: position, tenantID: tenant.id, audited: Audited(log: audit, author: author), on: connection)
         }
         return .redirect(to: "/console/tenants/\(tenant.slug)/settings?done=llm")
@@ -277,7 +277,7 @@ public struct ConsoleTenantsController<Context: HearthRequestContextProtocol>: S
     private func page(_ context: Context, notice: String? = nil, problem: String?, status: HTTPResponse.Status = .unprocessableContent,
                       general: General? = nil) async throws -> Response {
         let tenant = try context.requireTenant()
-        let providers = try await database.withTenant(tenant.id) { try await ProviderSettingsStore(logger: database.logger).list(on: $0) }
+        let providers = try await database.withTenant(tenant.id) { [self] connection in try await ProviderSettingsStore(logger: database.logger).list(on: connection) }
         let locales = try await safety.locales(tenantID: tenant.id)
         let keys = try await tenants.activeClientKeys(tenantID: tenant.id)
         let view = SettingsPage(

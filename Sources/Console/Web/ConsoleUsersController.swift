@@ -126,7 +126,7 @@ public struct ConsoleUsersController<Context: HearthRequestContextProtocol>: Sen
         guard let (account, sessions) = try await accounts.support(tenant: tenant, userID: userID),
               let usage = try await reports.usage(tenantID: tenant.id, userID: userID, records: 50)
         else { throw APIError.notFound("No such user.") }
-        let windows = try await database.withTenant(tenant.id) { connection in
+        let windows = try await database.withTenant(tenant.id) { [self] connection in
             try await RateLimit.openWindows(subject: userID.uuidString.lowercased(), on: connection, logger: database.logger)
         }
         let subscription = usage.subscription

@@ -20,27 +20,29 @@ public struct Database: Sendable {
     /// into another request.
     public func withTenant<Result: Sendable>(
         _ tenantID: UUID,
-        _ body: (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await Self.unwrappingTransactionErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                try await connection.query(
-                    "SELECT set_config('app.tenant_id', \(tenantID.uuidString), true)",
-                    logger: logger
-                )
-                return try await body(connection)
-            }
+        try await transaction { [logger] connection in
+            try await connection.query("SELECT set_config('app.tenant_id', \(tenantID.uuidString), true)", logger: logger)
+            return try await body(connection)
         }
     }
 
     /// A transaction with no tenant scope: for platform tables (tenants, operators, the migration ledger).
     /// Tenant-owned tables show no rows here.
     public func withPlatformTransaction<Result: Sendable>(
-        _ body: (PostgresConnection) async throws -> Result
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        try await Self.unwrappingTransactionErrors {
-            try await client.withTransaction(logger: logger) { connection in
-                try await body(connection)
+        try await transaction(body)
+    }
+
+    /// One transaction on a pooled connection, given up if the connection is lost under it (``LiveConnection``).
+    private func transaction<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await Self.unwrappingTransactionErrors { [client, logger] in
+            try await client.withLiveConnection { connection in
+                try await connection.withTransaction(logger: logger) { try await body($0) }
             }
         }
     }

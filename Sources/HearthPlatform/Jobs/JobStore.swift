@@ -32,17 +32,17 @@ public struct JobStore: Sendable {
     /// job's id, or nil when a pending job with the same kind and dedupe key already exists.
     @discardableResult
     public func enqueue(_ job: NewJob, on connection: PostgresConnection) async throws -> Int64? {
-        try await Self.enqueue(job, logger: logger) { try await connection.query($0, logger: $1) }
+        try await Self.enqueue(job, logger: logger) { try await connection.query($0, logger: $1).collect() }
     }
 
     /// Enqueues on its own.
     @discardableResult
     public func enqueue(_ job: NewJob) async throws -> Int64? {
-        try await Self.enqueue(job, logger: logger) { try await client.query($0, logger: $1) }
+        try await Self.enqueue(job, logger: logger) { try await client.liveRows($0, logger: $1) }
     }
 
     private static func enqueue(
-        _ job: NewJob, logger: Logger, _ run: (PostgresQuery, Logger) async throws -> PostgresRowSequence
+        _ job: NewJob, logger: Logger, _ run: (PostgresQuery, Logger) async throws -> [PostgresRow]
     ) async throws -> Int64? {
         let rows = try await run(
             """
@@ -53,13 +53,13 @@ public struct JobStore: Sendable {
             """,
             logger
         )
-        for try await id in rows.decode(Int64.self) { return id }
+        for row in rows { return try row.decode(Int64.self) }
         return nil
     }
 
     /// Leases up to `limit` jobs that are due — and jobs whose lease ran out (their worker died) — to `worker`.
     func claim(worker: String, lease: Duration, limit: Int) async throws -> [Job] {
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             """
             UPDATE jobs SET state = 'running', attempts = attempts + 1, locked_by = \(worker),
                             locked_until = now() + make_interval(secs => \(lease.seconds))
@@ -76,14 +76,15 @@ public struct JobStore: Sendable {
             logger: logger
         )
         var jobs: [Job] = []
-        for try await (id, kind, tenant, payload, attempt, maxAttempts) in rows.decode((Int64, String, UUID?, String, Int, Int).self) {
+        for row in rows {
+            let (id, kind, tenant, payload, attempt, maxAttempts) = try row.decode((Int64, String, UUID?, String, Int, Int).self)
             jobs.append(Job(id: id, kind: kind, tenantID: tenant, payload: payload, attempt: attempt, maxAttempts: maxAttempts))
         }
         return jobs
     }
 
     func complete(_ job: Job, worker: String) async throws {
-        try await client.query(
+        try await client.liveRows(
             """
             UPDATE jobs SET state = 'done', finished_at = now(), locked_by = NULL, locked_until = NULL
             WHERE id = \(job.id) AND state = 'running' AND locked_by = \(worker)
@@ -95,7 +96,7 @@ public struct JobStore: Sendable {
     /// Records a failed run: pending again at `retryAt`, or dead when that is nil.
     func fail(_ job: Job, worker: String, error: String, retryAt: Date?) async throws {
         do {
-            try await client.query(
+            try await client.liveRows(
                 """
                 UPDATE jobs SET state = \(retryAt == nil ? State.dead.rawValue : State.pending.rawValue),
                                 run_at = coalesce(\(retryAt), run_at), last_error = \(error),
@@ -107,7 +108,7 @@ public struct JobStore: Sendable {
             )
         } catch let failure as PSQLError where failure.isUniqueViolation {
             // A job with the same dedupe key was enqueued while this one ran; that one will do the work.
-            try await client.query(
+            try await client.liveRows(
                 """
                 UPDATE jobs SET state = 'done', finished_at = now(), last_error = \(error + " (superseded by a newer pending job)"),
                                 locked_by = NULL, locked_until = NULL
@@ -120,7 +121,7 @@ public struct JobStore: Sendable {
 
     /// Jobs whose worker died on their last allowed attempt: dead, rather than leased again.
     func buryExpired() async throws {
-        try await client.query(
+        try await client.liveRows(
             """
             UPDATE jobs SET state = 'dead', finished_at = now(), locked_by = NULL, locked_until = NULL,
                             last_error = concat_ws('; ', last_error, 'lease expired on the last attempt')
@@ -132,7 +133,7 @@ public struct JobStore: Sendable {
 
     /// Makes sure the schedule has a row (a new schedule is due at once).
     package func register(_ schedule: JobSchedule) async throws {
-        try await client.query(
+        try await client.liveRows(
             "INSERT INTO job_schedules (name, next_run_at) VALUES (\(schedule.name), now()) ON CONFLICT (name) DO NOTHING",
             logger: logger
         )
@@ -142,7 +143,7 @@ public struct JobStore: Sendable {
     /// of several instances ticking at once, exactly one does it. Returns whether this call enqueued.
     @discardableResult
     package func enqueueIfDue(_ schedule: JobSchedule) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             """
             WITH due AS (
                 UPDATE job_schedules SET next_run_at = now() + make_interval(secs => \(schedule.interval.seconds))
@@ -155,12 +156,12 @@ public struct JobStore: Sendable {
             """,
             logger: logger
         )
-        return try await rows.collect().count == 1
+        return rows.count == 1
     }
 
     /// Deletes finished jobs: done ones after `done`, dead ones after `dead`. Returns how many.
     func prune(done: Duration, dead: Duration) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             """
             DELETE FROM jobs
             WHERE (state = 'done' AND finished_at < now() - make_interval(secs => \(done.seconds)))
@@ -169,12 +170,12 @@ public struct JobStore: Sendable {
             """,
             logger: logger
         )
-        return try await rows.collect().count
+        return rows.count
     }
 
     /// The newest jobs, optionally in one state.
     public func list(state: State?, limit: Int) async throws -> [Summary] {
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             """
             SELECT id, kind, tenant_id, state, attempts, max_attempts, run_at, last_error FROM jobs
             WHERE \(state?.rawValue)::text IS NULL OR state = \(state?.rawValue)
@@ -183,8 +184,8 @@ public struct JobStore: Sendable {
             logger: logger
         )
         var jobs: [Summary] = []
-        for try await (id, kind, tenant, state, attempts, maxAttempts, runAt, error)
-            in rows.decode((Int64, String, UUID?, String, Int, Int, Date, String?).self) {
+        for row in rows {
+            let (id, kind, tenant, state, attempts, maxAttempts, runAt, error) = try row.decode((Int64, String, UUID?, String, Int, Int, Date, String?).self)
             jobs.append(Summary(id: id, kind: kind, tenantID: tenant, state: State(rawValue: state) ?? .pending,
                                 attempts: attempts, maxAttempts: maxAttempts, runAt: runAt, lastError: error))
         }
@@ -193,7 +194,7 @@ public struct JobStore: Sendable {
 
     /// Gives a dead job a fresh set of attempts, now. False when there is no such dead job.
     public func retry(_ id: Int64) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             """
             UPDATE jobs SET state = 'pending', attempts = 0, run_at = now(), finished_at = NULL
             WHERE id = \(id) AND state = 'dead'
@@ -201,7 +202,7 @@ public struct JobStore: Sendable {
             """,
             logger: logger
         )
-        return try await rows.collect().count == 1
+        return rows.count == 1
     }
 }
 

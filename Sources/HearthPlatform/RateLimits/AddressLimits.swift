@@ -22,11 +22,12 @@ public struct AddressLimits: Sendable {
     /// peer, which only tests arrange) there is nothing to count.
     public func take(_ action: Action, tenantID: UUID, address: String?) async throws {
         guard let address else { return }
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             "SELECT name, quota, window_seconds, used, reset_seconds FROM hearth_address_take(\(tenantID), \(action.rawValue), \(address))",
             logger: logger
         )
-        for try await (name, quota, window, used, reset) in rows.decode((String, Int64, Int, Int64, Int).self) {
+        for row in rows {
+            let (name, quota, window, used, reset) = try row.decode((String, Int64, Int, Int64, Int).self)
             let limit = RateLimit(name: name, quota: quota, window: window, used: used, reset: reset)
             if limit.exceeded { throw limit.refusal }
         }

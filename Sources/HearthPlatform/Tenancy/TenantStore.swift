@@ -54,7 +54,7 @@ public struct TenantStore: Sendable {
         let id = RandomBytes.uuid()
         let indexKey = try keyRing.wrap(keyRing.generateDataKey(), context: "tenant-index:\(id.uuidString.lowercased())")
         let clientKey = Self.newClientKey()
-        return try await database.withPlatformTransaction { connection in
+        return try await database.withPlatformTransaction { [self] connection in
             do {
                 try await connection.query(
                     """
@@ -80,7 +80,7 @@ public struct TenantStore: Sendable {
 
     public func update(slug: String, settings: Settings, audited: Audited? = nil) async throws -> Tenant {
         if let minLength = settings.passwordMinLength { try Self.validate(passwordMinLength: minLength) }
-        return try await database.withPlatformTransaction { connection in
+        return try await database.withPlatformTransaction { [self] connection in
             try await connection.query(
                 """
                 UPDATE tenants SET
@@ -120,7 +120,7 @@ public struct TenantStore: Sendable {
     /// `nil` for a slug no tenant has, or one that could not be a slug (from a URL: not worth a query).
     public func find(slug: String) async throws -> Tenant? {
         guard Tenant.isValidSlug(slug) else { return nil }
-        return try await database.withPlatformTransaction { connection in
+        return try await database.withPlatformTransaction { [self] connection in
             try await Self.find(slug: slug, on: connection, logger: database.logger)
         }
     }
@@ -146,7 +146,7 @@ public struct TenantStore: Sendable {
     /// Adds a client key; older keys keep working until revoked, so apps can be updated without downtime.
     public func addClientKey(slug: String, audited: Audited? = nil) async throws -> String {
         let key = Self.newClientKey()
-        try await database.withPlatformTransaction { connection in
+        try await database.withPlatformTransaction { [self] connection in
             guard let tenant = try await Self.find(slug: slug, on: connection, logger: database.logger) else {
                 throw ConfigError("no tenant with slug '\(slug)'")
             }
@@ -161,7 +161,7 @@ public struct TenantStore: Sendable {
     /// Revokes one of the tenant's keys, but never its last working one (every copy of its app would stop).
     /// `false` when it is not an active key of the tenant's or is the last one.
     public func revokeClientKey(_ key: String, tenantID: UUID, audited: Audited) async throws -> Bool {
-        try await database.withPlatformTransaction { connection in
+        try await database.withPlatformTransaction { [self] connection in
             // Two revocations at once must not both see the other key still working.
             try await connection.query("SELECT 1 FROM tenants WHERE id = \(tenantID) FOR UPDATE", logger: database.logger)
             let rows = try await connection.query(
@@ -185,7 +185,7 @@ public struct TenantStore: Sendable {
     /// Any active key, even a tenant's last: the CLI's break-glass path for a key that must stop now (the
     /// console's ``revokeClientKey(_:tenantID:audited:)`` keeps one working). `false` when there was no such key.
     public func revokeClientKey(_ key: String) async throws -> Bool {
-        try await database.withPlatformTransaction { connection in
+        try await database.withPlatformTransaction { [self] connection in
             let rows = try await connection.query(
                 "UPDATE tenant_client_keys SET revoked_at = now() WHERE key = \(key) AND revoked_at IS NULL RETURNING 1",
                 logger: database.logger

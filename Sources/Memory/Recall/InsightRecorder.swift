@@ -14,7 +14,7 @@ public struct InsightRecorder: Sendable {
 
     /// False when an insight of this kind was already drawn from the fact: it is not shown twice.
     public func record(_ insight: Insight, tenantID: UUID, userID: UUID, threadID: UUID, messageID: UUID, key: SymmetricKey) async throws -> Bool {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             try await store.record(insight, tenantID: tenantID, userID: userID, threadID: threadID, messageID: messageID, key: key, on: connection)
         }
     }

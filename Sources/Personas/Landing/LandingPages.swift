@@ -107,7 +107,7 @@ public struct LandingPages: Sendable {
     /// avatar (it is served only for live links) and no click counted; `nil` when the tenant has no such persona.
     public func draftPreview(tenantID: UUID, personaID: UUID, acceptLanguage: String?) async throws -> PersonaPage? {
         let locale = CrisisResources.preferredLocale(acceptLanguage: acceptLanguage)
-        let read = try await database.withTenant(tenantID) { connection -> (PersonaCard, Surroundings)? in
+        let read = try await database.withTenant(tenantID) { [self] connection -> (PersonaCard, Surroundings)? in
             guard let persona = try await links.personas.find(personaID, on: connection) else { return nil }
             return (PersonaCard(id: persona.id, content: persona.draft, hasAvatar: false),
                     try await surroundings(tenantID: tenantID, locale: locale, on: connection))
@@ -121,9 +121,9 @@ public struct LandingPages: Sendable {
     /// Runs `body` in a transaction of the tenant of `slug` with what the slug leads to; `nil` when no tenant has
     /// the slug, or `host` is another tenant's link host.
     private func withLink<T: Sendable>(_ slug: String, host: String?,
-                                       _ body: (PostgresConnection, UUID, PersonaLinks.LinkState) async throws -> T?) async throws -> T? {
+                                       _ body: @escaping @Sendable (PostgresConnection, UUID, PersonaLinks.LinkState) async throws -> T?) async throws -> T? {
         guard let tenantID = try await tenant(of: slug, host: host) else { return nil }
-        return try await database.withTenant(tenantID) { connection in
+        return try await database.withTenant(tenantID) { [self] connection in
             try await body(connection, tenantID, try await links.state(slug, on: connection))
         }
     }

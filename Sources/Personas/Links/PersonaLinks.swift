@@ -73,7 +73,7 @@ public struct PersonaLinks: Sendable {
 
     /// The person's live link to a live persona: the one they have, or a new one.
     public func share(tenant: Tenant, identity: Identity, personaID: UUID) async throws -> (link: LinkView, created: Bool) {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             guard let persona = try await personas.creator(of: personaID, on: connection), persona.isLive else {
                 throw APIError.notFound("No such persona, or it cannot be shared yet.")
             }
@@ -89,7 +89,7 @@ public struct PersonaLinks: Sendable {
 
     /// A persona's links with what each led to: all of them for its creator, the person's own for anyone else.
     public func links(tenant: Tenant, identity: Identity, personaID: UUID) async throws -> [LinkView] {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             guard let persona = try await personas.creator(of: personaID, on: connection) else { throw Personas.notFound }
             let creator = persona.creatorID == identity.userID
             let base = try await baseURL(tenantID: tenant.id, on: connection)
@@ -100,7 +100,7 @@ public struct PersonaLinks: Sendable {
 
     /// A new slug for the owner's link; the old one stops working.
     public func rotate(tenant: Tenant, identity: Identity, slug: String) async throws -> LinkView {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             let link = try await owned(slug, by: identity, on: connection)
             guard link.revokedAt == nil else { throw Self.revoked }
             try await store.revoke(link.id, on: connection)
@@ -110,7 +110,7 @@ public struct PersonaLinks: Sendable {
     }
 
     public func revoke(tenant: Tenant, identity: Identity, slug: String) async throws {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             let link = try await owned(slug, by: identity, on: connection)
             try await store.revoke(link.id, on: connection)
         }
@@ -118,7 +118,7 @@ public struct PersonaLinks: Sendable {
 
     /// The app opened from a link (FR26): counted, and the persona's card to show.
     public func open(tenant: Tenant, slug: String) async throws -> PersonaCard {
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             let (link, card) = try await usable(slug, on: connection)
             try await store.countAppOpen(link.id, on: connection)
             return card
@@ -128,13 +128,13 @@ public struct PersonaLinks: Sendable {
     /// A session with the link's persona for the signed-in person (an anonymous first session works): the thread
     /// they started from this link before, or a new one, counted once a person.
     public func start(tenant: Tenant, identity: Identity, slug: String) async throws -> Started {
-        let (link, card, existing) = try await database.withTenant(tenant.id) { connection in
+        let (link, card, existing) = try await database.withTenant(tenant.id) { [self] connection in
             let (link, card) = try await usable(slug, on: connection)
             return (link, card, try await store.startedThread(linkID: link.id, userID: identity.userID, on: connection))
         }
         if let existing { return Started(threadID: existing, persona: card, isNew: false) }
         let threadID = try await threads.startThread(tenant: tenant, identity: identity, personaID: link.personaID, domain: card.domain)
-        try await database.withTenant(tenant.id) { connection in
+        try await database.withTenant(tenant.id) { [self] connection in
             try await store.recordStart(tenantID: tenant.id, linkID: link.id, userID: identity.userID, threadID: threadID, on: connection)
         }
         return Started(threadID: threadID, persona: card, isNew: true)

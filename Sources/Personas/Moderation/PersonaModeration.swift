@@ -19,12 +19,12 @@ public struct PersonaModeration: Sendable {
 
     /// Submitted personas, oldest first.
     public func queue(tenantID: UUID, limit: Int = 50) async throws -> [PersonaView] {
-        try await database.withTenant(tenantID) { connection in try await store.queue(limit: limit, on: connection) }
+        try await database.withTenant(tenantID) { [self] connection in try await store.queue(limit: limit, on: connection) }
     }
 
     /// A persona with its review history, oldest first.
     public func persona(tenantID: UUID, id: UUID) async throws -> (persona: PersonaView, history: [PersonaReview]) {
-        try await database.withTenant(tenantID) { connection in
+        try await database.withTenant(tenantID) { [self] connection in
             guard let persona = try await store.find(id, on: connection) else { throw Personas.notFound }
             return (persona, try await store.history(personaID: id, on: connection))
         }
@@ -65,8 +65,8 @@ public struct PersonaModeration: Sendable {
     }
 
     private func act(tenantID: UUID, id: UUID, by author: Operator, action: PersonaReview.Action,
-                     _ decide: (PersonaView) throws -> (PersonaStore.Transition, String?)) async throws -> PersonaView {
-        try await database.withTenant(tenantID) { connection in
+                     _ decide: @escaping @Sendable (PersonaView) throws -> (PersonaStore.Transition, String?)) async throws -> PersonaView {
+        try await database.withTenant(tenantID) { [self] connection in
             guard let persona = try await store.find(id, forUpdate: true, on: connection) else { throw Personas.notFound }
             let (transition, note) = try decide(persona)
             let changed = try await store.apply(transition, to: id, on: connection)

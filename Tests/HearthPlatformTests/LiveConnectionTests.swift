@@ -1,0 +1,58 @@
+import Foundation
+import HearthPlatform
+import HearthTestSupport
+import PostgresNIO
+import Synchronization
+import Testing
+
+/// Postgres closing connections under load (a restart, a failover, a terminated backend): every transaction
+/// returns, with its answer or an error, and none waits for good (``LiveConnection``).
+@Suite struct LiveConnectionTests {
+    @Test func everyTransactionReturnsWhileItsConnectionsAreTerminated() async throws {
+        let hearth = try await TestHearth.make()
+        let (tenant, _) = try await hearth.createTenant()
+        let workers = 24, each = 120
+        let counts = Counts()
+        try await hearth.withAppDatabase { database in
+            try await hearth.withAdminDatabase { admin in
+                // The work runs apart from the test, so that a transaction stuck for good fails the test instead of
+                // hanging it.
+                let work = Task {
+                    await withTaskGroup(of: Void.self) { group in
+                        for _ in 0..<workers {
+                            group.addTask {
+                                for _ in 0..<each {
+                                    let one = try? await database.withTenant(tenant.id) { connection in
+                                        try await connection.query("SELECT 1", logger: database.logger).collect().count
+                                    }
+                                    if one == 1 { counts.answered.add(1, ordering: .relaxed) }
+                                    counts.returned.add(1, ordering: .relaxed)
+                                }
+                            }
+                        }
+                    }
+                }
+                // Every backend of this test's database but the killer's own, again and again while the work runs.
+                var rounds = 0
+                while counts.returned.load(ordering: .relaxed) < workers * each, rounds < 200 {
+                    try await Task.sleep(for: .milliseconds(50))
+                    _ = try? await admin.client.query(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                        logger: admin.logger
+                    ).collect()
+                    rounds += 1
+                }
+                let allReturned = try await waitUntil { counts.returned.load(ordering: .relaxed) == workers * each }
+                #expect(allReturned, "\(workers * each - counts.returned.load(ordering: .relaxed)) transactions never returned")
+                if allReturned { await work.value }
+            }
+        }
+        // The pool opened new connections as the old ones went: most transactions were answered.
+        #expect(counts.answered.load(ordering: .relaxed) > 0)
+    }
+
+    private final class Counts: Sendable {
+        let returned = Atomic<Int>(0)
+        let answered = Atomic<Int>(0)
+    }
+}
