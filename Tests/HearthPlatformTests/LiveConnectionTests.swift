@@ -5,10 +5,11 @@ import PostgresNIO
 import Synchronization
 import Testing
 
-/// Postgres closing connections under load (a restart, a failover, a terminated backend): every transaction
-/// returns, with its answer or an error, and none waits for good (``LiveConnection``).
+/// Postgres closing connections under load (a restart, a failover, a terminated backend): every transaction and
+/// statement returns, with its answer or an error, and none waits for good (``LiveConnection``,
+/// ``PostgresClient/liveRows(_:logger:)``).
 @Suite struct LiveConnectionTests {
-    @Test func everyTransactionReturnsWhileItsConnectionsAreTerminated() async throws {
+    @Test func everyTransactionAndStatementReturnsWhileItsConnectionsAreTerminated() async throws {
         let hearth = try await TestHearth.make()
         let (tenant, _) = try await hearth.createTenant()
         let workers = 24, each = 120
@@ -19,12 +20,15 @@ import Testing
                 // hanging it.
                 let work = Task {
                     await withTaskGroup(of: Void.self) { group in
-                        for _ in 0..<workers {
+                        for worker in 0..<workers {
                             group.addTask {
                                 for _ in 0..<each {
-                                    let one = try? await database.withTenant(tenant.id) { connection in
-                                        try await connection.query("SELECT 1", logger: database.logger).collect().count
-                                    }
+                                    // Half the workers run transactions, half single statements.
+                                    let one = worker.isMultiple(of: 2)
+                                        ? try? await database.withTenant(tenant.id) { connection in
+                                            try await connection.query("SELECT 1", logger: database.logger).collect().count
+                                        }
+                                        : try? await database.client.liveRows("SELECT 1", logger: database.logger).count
                                     if one == 1 { counts.answered.add(1, ordering: .relaxed) }
                                     counts.returned.add(1, ordering: .relaxed)
                                 }
@@ -43,7 +47,7 @@ import Testing
                     rounds += 1
                 }
                 let allReturned = try await waitUntil { counts.returned.load(ordering: .relaxed) == workers * each }
-                #expect(allReturned, "\(workers * each - counts.returned.load(ordering: .relaxed)) transactions never returned")
+                #expect(allReturned, "\(workers * each - counts.returned.load(ordering: .relaxed)) transactions or statements never returned")
                 if allReturned { await work.value }
             }
         }

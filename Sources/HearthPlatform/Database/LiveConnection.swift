@@ -96,8 +96,12 @@ enum LiveConnection {
 
 /// The connection a statement was waiting on closed, and the statement was lost with it (``LiveConnection``).
 public struct ConnectionLost: Error, CustomStringConvertible {
-    public let connectionID: PostgresConnection.ID
-    public var description: String { "Postgres connection \(connectionID) closed while a statement was waiting on it" }
+    /// `nil`: every connection lent was closed before the statement could be written.
+    public let connectionID: PostgresConnection.ID?
+    public var description: String {
+        connectionID.map { "Postgres connection \($0) closed while a statement was waiting on it" }
+            ?? "Postgres connections closed before a statement could be written to one"
+    }
 }
 
 extension PostgresClient {
@@ -111,21 +115,40 @@ extension PostgresClient {
 }
 
 extension PostgresClient {
-    /// A statement's rows, read on a pooled connection that may not be lost under it (``LiveConnection``): the
-    /// form for a store's statement outside a transaction.
+    /// A statement's rows, read whole on a pooled connection that was still open when the statement was written:
+    /// the form for a store's statement outside a transaction. PostgresNIO's pool can lend a connection whose
+    /// channel has just closed, before it has heard (the window where ``LiveConnection``'s statements are lost), so
+    /// the connection is looked at between the lease and the write, and a closed one is swapped for another: the
+    /// statement never left, so sending it again is safe. This costs nothing a turn can measure, where a watched
+    /// task a statement cost 0.1 ms of CPU a turn (docs/performance-notes.md); a transaction, whose later statements
+    /// and `ROLLBACK` can meet a connection that closed between them, is watched instead.
     @discardableResult
     public func liveRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
-        try await withLiveConnection { try await $0.query(query, logger: logger).collect() }
+        try await onOpenConnection { try await $0.query(query, logger: logger).collect() }
     }
 
     /// A prepared statement's rows, decoded, as ``liveRows(_:logger:)`` reads them.
     public func liveRows<Statement: PostgresPreparedStatement>(
         _ statement: Statement, logger: Logger
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await withLiveConnection { connection in
+        try await onOpenConnection { connection in
             var rows: [Statement.Row] = []
             for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
             return rows
+        }
+    }
+
+    private func onOpenConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            let outcome: T? = try await withConnection { connection in
+                // Nothing suspends between this look and the statement's write.
+                guard !connection.isClosed else { return nil }
+                return try await body(connection)
+            }
+            if let outcome { return outcome }
+            attempt += 1
+            guard attempt < 3 else { throw ConnectionLost(connectionID: nil) }
         }
     }
 }
