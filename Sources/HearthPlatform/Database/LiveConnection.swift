@@ -11,7 +11,7 @@ import Synchronization
 /// and whoever awaits it waits forever. That happens when Postgres restarts, fails over or terminates a backend
 /// while a connection is being leased, or between a transaction's statements, and above all for the `ROLLBACK`
 /// that follows a statement the closing connection failed. Terminating backends under load left requests, answers
-/// and job workers waiting for good (docs/performance-notes.md, twelfth notes; `LiveConnectionTests`).
+/// and job workers waiting for good (decision 0026; `LiveConnectionTests`).
 ///
 /// So the work runs in a task of its own while a timer looks at the connection every `LiveConnection.interval`: once
 /// the connection is closed and the work is still not done, the caller gets ``ConnectionLost`` and the work is
