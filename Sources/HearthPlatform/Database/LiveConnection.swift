@@ -119,9 +119,9 @@ extension PostgresClient {
     /// the form for a store's statement outside a transaction. PostgresNIO's pool can lend a connection whose
     /// channel has just closed, before it has heard (the window where ``LiveConnection``'s statements are lost), so
     /// the connection is looked at between the lease and the write, and a closed one is swapped for another: the
-    /// statement never left, so sending it again is safe. This costs nothing a turn can measure, where a watched
-    /// task a statement cost 0.1 ms of CPU a turn (docs/performance-notes.md); a transaction, whose later statements
-    /// and `ROLLBACK` can meet a connection that closed between them, is watched instead.
+    /// statement never left, so sending it again is safe. The turn's benchmarks show no cost for it
+    /// (docs/performance-notes.md, twelfth notes). A transaction, whose later statements and `ROLLBACK` can meet a
+    /// connection that closed between them, is watched instead (``LiveConnection``).
     @discardableResult
     public func liveRows(_ query: PostgresQuery, logger: Logger) async throws -> [PostgresRow] {
         try await onOpenConnection { try await $0.query(query, logger: logger).collect() }
