@@ -72,7 +72,7 @@ public struct OperatorSessions: Sendable {
     public func authenticate(token: String) async throws -> OperatorSession? {
         guard token.hasPrefix("hos_"), token.count < 100 else { return nil }
         let idle = Int(policy.idleTimeout.components.seconds)
-        let rows = try await database.client.query(
+        let rows = try await database.client.liveRows(
             """
             UPDATE operator_sessions s SET last_seen_at = now()
             FROM operators o
@@ -84,14 +84,14 @@ public struct OperatorSessions: Sendable {
             """,
             logger: database.logger
         )
-        for try await (sessionID, id, email, role, tenantID) in rows.decode((UUID, UUID, String, String, UUID?).self) {
+        for (sessionID, id, email, role, tenantID) in try rows.decode((UUID, UUID, String, String, UUID?).self) {
             return OperatorStore.account(id, email, role, tenantID).map { OperatorSession(id: sessionID, account: $0) }
         }
         return nil
     }
 
     public func signOut(_ session: OperatorSession) async throws {
-        try await database.client.query(
+        try await database.client.liveRows(
             "UPDATE operator_sessions SET revoked_at = now() WHERE id = \(session.id) AND revoked_at IS NULL", logger: database.logger
         )
     }

@@ -27,7 +27,7 @@ public struct OperatorStore: Sendable {
         let hash = try await hasher.hash(password)
         let id = RandomBytes.uuid()
         do {
-            try await database.client.query(
+            try await database.client.liveRows(
                 """
                 INSERT INTO operators (id, email, password_hash, role, tenant_id)
                 VALUES (\(id), \(email), \(hash), \(role.rawValue), \(tenantID))

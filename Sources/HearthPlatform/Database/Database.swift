@@ -78,7 +78,7 @@ public struct Database: Sendable {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 do {
-                    try await client.query("SELECT 1", logger: logger)
+                    try await client.liveRows("SELECT 1", logger: logger)
                     return true
                 } catch {
                     return false

@@ -152,3 +152,16 @@ extension PostgresClient {
         }
     }
 }
+
+extension Array where Element == PostgresRow {
+    /// Every row decoded, as a `PostgresRowSequence` decodes them, for rows read whole
+    /// (``PostgresClient/liveRows(_:logger:)``).
+    public func decode<Column: PostgresDecodable>(_: Column.Type) throws -> [Column] {
+        try map { try $0.decode(Column.self) }
+    }
+
+    /// Every row decoded as a tuple of columns.
+    public func decode<each Column: PostgresDecodable>(_: (repeat each Column).Type) throws -> [(repeat each Column)] {
+        try map { try $0.decode((repeat each Column).self) }
+    }
+}

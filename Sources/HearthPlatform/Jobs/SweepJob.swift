@@ -26,8 +26,7 @@ public struct SweepJob: JobHandler {
     public var kind: String { schedule.kind }
 
     public func run(_ job: Job) async throws {
-        let rows = try await client.query(statement, logger: logger)
-        let count = try await rows.collect().first?.decode(Int64.self) ?? 0
+        let count = try await client.liveRows(statement, logger: logger).first?.decode(Int64.self) ?? 0
         if count > 0 { logger.log(level: level, outcome, metadata: ["count": .stringConvertible(count)]) }
     }
 }

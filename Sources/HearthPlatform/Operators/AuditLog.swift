@@ -31,7 +31,7 @@ public struct AuditLog: Sendable {
 
     /// The tenant's newest entries first.
     public func entries(tenantID: UUID, limit: Int = 200, on client: PostgresClient) async throws -> [Entry] {
-        let rows = try await client.query(
+        let rows = try await client.liveRows(
             """
             SELECT at, operator_email, action, detail FROM audit_log WHERE tenant_id = \(tenantID)
             ORDER BY at DESC, id DESC LIMIT \(limit)
@@ -39,7 +39,7 @@ public struct AuditLog: Sendable {
             logger: logger
         )
         var entries: [Entry] = []
-        for try await (at, email, action, detail) in rows.decode((Date, String, String, String).self) {
+        for (at, email, action, detail) in try rows.decode((Date, String, String, String).self) {
             entries.append(Entry(at: at, operatorEmail: email, action: action, detail: detail))
         }
         return entries

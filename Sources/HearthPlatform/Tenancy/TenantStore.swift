@@ -108,12 +108,12 @@ public struct TenantStore: Sendable {
     }
 
     public func list() async throws -> [Tenant] {
-        let rows = try await database.client.query(
+        let rows = try await database.client.liveRows(
             PostgresQuery(unsafeSQL: "SELECT \(Self.columns) FROM tenants t ORDER BY t.created_at, t.slug"),
             logger: database.logger
         )
         var tenants: [Tenant] = []
-        for try await row in rows.decode(Row.self) { tenants.append(Self.tenant(row)) }
+        for row in try rows.decode(Row.self) { tenants.append(Self.tenant(row)) }
         return tenants
     }
 
@@ -135,8 +135,8 @@ public struct TenantStore: Sendable {
             """
         )
         query.binds.append(clientKey)
-        let rows = try await database.client.query(query, logger: database.logger)
-        for try await row in rows.decode((UUID, String, String, Int, [String], Int, Data, Bool, Date, Bool).self) {
+        let rows = try await database.client.liveRows(query, logger: database.logger)
+        for row in try rows.decode((UUID, String, String, Int, [String], Int, Data, Bool, Date, Bool).self) {
             if row.9 { return .revoked }
             return .active(Self.tenant((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8)))
         }
@@ -199,7 +199,7 @@ public struct TenantStore: Sendable {
         var count = 0
         for tenant in try await list() where tenant.wrappedIndexKey.masterVersion != keyRing.current.version {
             let rewrapped = try keyRing.rewrap(tenant.wrappedIndexKey, context: tenant.indexKeyContext)
-            try await database.client.query(
+            try await database.client.liveRows(
                 """
                 UPDATE tenants SET index_key_version = \(rewrapped.masterVersion), index_key_wrapped = \(Data(rewrapped.sealed))
                 WHERE id = \(tenant.id) AND index_key_version = \(tenant.wrappedIndexKey.masterVersion)
@@ -233,12 +233,12 @@ public struct TenantStore: Sendable {
 extension TenantStore {
     /// The tenant's client keys that still work and when each was made, oldest first.
     public func activeClientKeys(tenantID: UUID) async throws -> [(key: String, createdAt: Date)] {
-        let rows = try await database.client.query(
+        let rows = try await database.client.liveRows(
             "SELECT key, created_at FROM tenant_client_keys WHERE tenant_id = \(tenantID) AND revoked_at IS NULL ORDER BY created_at",
             logger: database.logger
         )
         var keys: [(String, Date)] = []
-        for try await key in rows.decode((String, Date).self) { keys.append(key) }
+        for key in try rows.decode((String, Date).self) { keys.append(key) }
         return keys
     }
 }

@@ -92,21 +92,21 @@ struct AppLinksStore: Sendable {
     }
 
     func links(tenantID: UUID, on connection: PostgresConnection) async throws -> AppLinks {
-        try await decode(connection.query(
+        try decode(await connection.query(
             "SELECT \(unescaped: Self.columns) FROM tenant_app_links WHERE tenant_id = \(tenantID)", logger: database.logger
-        )).first?.links ?? AppLinks()
+        ).collect()).first?.links ?? AppLinks()
     }
 
     /// The tenant whose links live on `host`, with its settings.
     func links(host: String) async throws -> (tenantID: UUID, links: AppLinks)? {
-        try await decode(database.client.query(
+        try decode(await database.client.liveRows(
             "SELECT \(unescaped: Self.columns) FROM tenant_app_links WHERE link_host = \(host.lowercased())", logger: database.logger
         )).first
     }
 
     func save(_ links: AppLinks, tenantID: UUID) async throws {
         do {
-            try await database.client.query(
+            try await database.client.liveRows(
                 """
                 INSERT INTO tenant_app_links (tenant_id, link_host, app_name, url_scheme, app_store_id, app_ids)
                 VALUES (\(tenantID), \(links.host), \(links.appName), \(links.urlScheme), \(links.appStoreID), \(links.appIDs))
@@ -122,9 +122,9 @@ struct AppLinksStore: Sendable {
 
     static let columns = "tenant_id, link_host, app_name, url_scheme, app_store_id, app_ids"
 
-    private func decode(_ rows: PostgresRowSequence) async throws -> [(tenantID: UUID, links: AppLinks)] {
+    private func decode(_ rows: [PostgresRow]) throws -> [(tenantID: UUID, links: AppLinks)] {
         var result: [(tenantID: UUID, links: AppLinks)] = []
-        for try await (tenantID, host, name, scheme, storeID, appIDs) in rows.decode((UUID, String?, String?, String?, String?, [String]).self) {
+        for (tenantID, host, name, scheme, storeID, appIDs) in try rows.decode((UUID, String?, String?, String?, String?, [String]).self) {
             result.append((tenantID, AppLinks(host: host, appName: name, urlScheme: scheme, appStoreID: storeID, appIDs: appIDs)))
         }
         return result

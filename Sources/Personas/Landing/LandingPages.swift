@@ -132,11 +132,11 @@ public struct LandingPages: Sendable {
     private func tenant(of slug: String, host: String?) async throws -> UUID? {
         guard PersonaLinks.isSlug(slug) else { return nil }
         let otherHost = host.flatMap { $0 == links.publicHost ? nil : $0.lowercased() }
-        let rows = try await database.client.query(
+        let rows = try await database.client.liveRows(
             "SELECT hearth_persona_link_tenant(\(slug)), (SELECT tenant_id FROM tenant_app_links WHERE link_host = \(otherHost))",
             logger: database.logger
         )
-        for try await (tenantID, hostOwner) in rows.decode((UUID?, UUID?).self) {
+        for (tenantID, hostOwner) in try rows.decode((UUID?, UUID?).self) {
             guard let tenantID, hostOwner == nil || hostOwner == tenantID else { return nil }
             return tenantID
         }
