@@ -92,8 +92,7 @@ struct SessionStore: Sendable {
             "SELECT active, name, quota, window_seconds, used, reset_seconds FROM hearth_session_admit(\(tenantID), \(sessionID), \(userID))",
             logger: logger
         )
-        for row in rows {
-            let (active, name, quota, window, used, reset) = try row.decode((Bool, String?, Int64?, Int?, Int64?, Int?).self)
+        for (active, name, quota, window, used, reset) in try rows.decode((Bool, String?, Int64?, Int?, Int64?, Int?).self) {
             return SessionGate(active: active, name: name, quota: quota, window: window, used: used, reset: reset)
         }
         return SessionGate(active: false, name: nil, quota: nil, window: nil, used: nil, reset: nil)

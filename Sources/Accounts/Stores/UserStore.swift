@@ -41,23 +41,21 @@ struct UserStore: Sendable {
 
     /// The user's data key, or `nil` once it is gone (deleted account: its ciphertext is unreadable).
     func dataKey(of userID: UUID, on connection: PostgresConnection) async throws -> SymmetricKey? {
-        try await unwrapped(connection.query("SELECT master_version, wrapped_key FROM user_keys WHERE user_id = \(userID)", logger: logger).collect(),
+        try unwrapped(await connection.query("SELECT master_version, wrapped_key FROM user_keys WHERE user_id = \(userID)", logger: logger).collect(),
                             of: userID)
     }
 
     /// The same in one statement outside any transaction (`hearth_user_key`, migration 0030, scopes its own to the
     /// tenant): the exception to this store's rule, for the chat turn, which holds no transaction open.
     func dataKey(of userID: UUID, tenantID: UUID, client: PostgresClient) async throws -> SymmetricKey? {
-        try await unwrapped(client.liveRows("SELECT master_version, wrapped_key FROM hearth_user_key(\(tenantID), \(userID))", logger: logger),
+        try unwrapped(await client.liveRows("SELECT master_version, wrapped_key FROM hearth_user_key(\(tenantID), \(userID))", logger: logger),
                             of: userID)
     }
 
-    private func unwrapped(_ rows: [PostgresRow], of userID: UUID) async throws -> SymmetricKey? {
-        for row in rows {
-            let (version, sealed) = try row.decode((Int, Data).self)
-            return try unwrap(masterVersion: version, wrapped: Array(sealed), of: userID)
+    private func unwrapped(_ rows: [PostgresRow], of userID: UUID) throws -> SymmetricKey? {
+        try rows.decode((Int, Data).self).first.map { version, sealed in
+            try unwrap(masterVersion: version, wrapped: Array(sealed), of: userID)
         }
-        return nil
     }
 
     func unwrap(masterVersion: Int, wrapped: [UInt8], of userID: UUID) throws -> SymmetricKey {

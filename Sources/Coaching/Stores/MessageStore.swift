@@ -105,10 +105,9 @@ struct MessageStore: Sendable {
                 """,
                 logger: logger
             )
-            for row in rows {
-                let (kind, id, seq, role, status, replyTo, provider, model, createdAt, crisisKind, sealed, name, quota, used, window, reset)
-                    = try row.decode((String, UUID?, Int64?, String?, String?, UUID?, String?, String?, Date?, String?, Data?,
-                                      String?, Int64?, Int64?, Int?, Int?).self)
+            for (kind, id, seq, role, status, replyTo, provider, model, createdAt, crisisKind, sealed, name, quota, used, window, reset)
+                in try rows.decode((String, UUID?, Int64?, String?, String?, UUID?, String?, String?, Date?, String?, Data?,
+                                    String?, Int64?, Int64?, Int?, Int?).self) {
                 switch kind {
                 case "gate":
                     limitState = try SessionGate(gateRowName: name, quota: quota, window: window, used: used, reset: reset).admit()

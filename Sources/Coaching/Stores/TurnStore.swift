@@ -160,7 +160,7 @@ struct TurnStore: Sendable {
     /// provider call); a stored answer gives its own back in ``finish(_:content:status:domain:key:)``.
     func releaseLease(_ lease: UUID, tenantID: UUID) async {
         do {
-            _ = try await client.liveRows("SELECT hearth_stream_release(\(tenantID), \(lease))", logger: logger)
+            try await client.liveRows("SELECT hearth_stream_release(\(tenantID), \(lease))", logger: logger)
         } catch {
             // It expires on its own (migrations/0021_billing.sql); worth a log line, not a failed request.
             logger.warning("releasing a stream lease failed", metadata: ["error": .string(String(reflecting: error))])

@@ -107,7 +107,7 @@ public struct ConnectionLost: Error, CustomStringConvertible {
 extension PostgresClient {
     /// `body` on a pooled connection, given up with ``ConnectionLost`` if the connection closes under it
     /// (``LiveConnection``). Read what a statement returns inside `body`: its rows are the connection's.
-    public func withLiveConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    func withLiveConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection { connection in
             try await LiveConnection.run(connection, body)
         }

@@ -53,8 +53,7 @@ public struct JobStore: Sendable {
             """,
             logger
         )
-        for row in rows { return try row.decode(Int64.self) }
-        return nil
+        return try rows.decode(Int64.self).first
     }
 
     /// Leases up to `limit` jobs that are due — and jobs whose lease ran out (their worker died) — to `worker`.
@@ -76,8 +75,7 @@ public struct JobStore: Sendable {
             logger: logger
         )
         var jobs: [Job] = []
-        for row in rows {
-            let (id, kind, tenant, payload, attempt, maxAttempts) = try row.decode((Int64, String, UUID?, String, Int, Int).self)
+        for (id, kind, tenant, payload, attempt, maxAttempts) in try rows.decode((Int64, String, UUID?, String, Int, Int).self) {
             jobs.append(Job(id: id, kind: kind, tenantID: tenant, payload: payload, attempt: attempt, maxAttempts: maxAttempts))
         }
         return jobs
@@ -184,8 +182,8 @@ public struct JobStore: Sendable {
             logger: logger
         )
         var jobs: [Summary] = []
-        for row in rows {
-            let (id, kind, tenant, state, attempts, maxAttempts, runAt, error) = try row.decode((Int64, String, UUID?, String, Int, Int, Date, String?).self)
+        for (id, kind, tenant, state, attempts, maxAttempts, runAt, error)
+            in try rows.decode((Int64, String, UUID?, String, Int, Int, Date, String?).self) {
             jobs.append(Summary(id: id, kind: kind, tenantID: tenant, state: State(rawValue: state) ?? .pending,
                                 attempts: attempts, maxAttempts: maxAttempts, runAt: runAt, lastError: error))
         }

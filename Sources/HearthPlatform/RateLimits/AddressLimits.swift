@@ -26,8 +26,7 @@ public struct AddressLimits: Sendable {
             "SELECT name, quota, window_seconds, used, reset_seconds FROM hearth_address_take(\(tenantID), \(action.rawValue), \(address))",
             logger: logger
         )
-        for row in rows {
-            let (name, quota, window, used, reset) = try row.decode((String, Int64, Int, Int64, Int).self)
+        for (name, quota, window, used, reset) in try rows.decode((String, Int64, Int, Int64, Int).self) {
             let limit = RateLimit(name: name, quota: quota, window: window, used: used, reset: reset)
             if limit.exceeded { throw limit.refusal }
         }
