@@ -82,20 +82,32 @@ public enum CrisisResources {
         return (normalised == language ? [language] : [normalised, language]) + [defaultLocale]
     }
 
-    /// A BCP 47 tag as the tables key it ("EN_gb" → "en-GB"), or `nil` when it is not one.
+    /// A BCP 47 tag as the tables key it ("EN_gb" → "en-GB"), or `nil` when it is not one. Only ASCII letters and
+    /// digits count: a tag in another script ("еn", with a Cyrillic е) is no tag.
     public static func normalise(_ tag: String) -> String? {
-        let parts = tag.replacingOccurrences(of: "_", with: "-").split(separator: "-")
-        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy(\.isLetter), parts.count <= 3,
-              parts.allSatisfy({ !$0.isEmpty && $0.count <= 8 && $0.allSatisfy { $0.isLetter || $0.isNumber } }) else { return nil }
+        guard tag.utf8.count <= 35 else { return nil }
+        let parts = tag.replacingOccurrences(of: "_", with: "-").split(separator: "-", omittingEmptySubsequences: false)
+        func ascii(_ character: Character, digits: Bool) -> Bool {
+            guard let value = character.asciiValue else { return false }
+            return (65...90).contains(value) || (97...122).contains(value) || (digits && (48...57).contains(value))
+        }
+        guard let language = parts.first, (2...3).contains(language.count), language.allSatisfy({ ascii($0, digits: false) }), parts.count <= 3,
+              parts.allSatisfy({ !$0.isEmpty && $0.count <= 8 && $0.allSatisfy { ascii($0, digits: true) } }) else { return nil }
         let rest = parts.dropFirst().map { $0.count == 2 ? $0.uppercased() : $0.lowercased() }
         return ([language.lowercased()] + rest).joined(separator: "-")
     }
 
-    /// The first language of an `Accept-Language` header ("en-GB,en;q=0.8" → "en-GB"): apps send the person's
-    /// preferred language first.
+    /// The first well-formed language of an `Accept-Language` header ("en-GB,en;q=0.8" → "en-GB"): apps send the
+    /// person's preferred language first. Any bytes are safe: `;`, `,;` or a huge header give `nil`, the default
+    /// resources. Only the first few entries are read, so a header of thousands of commas costs nothing.
     public static func preferredLocale(acceptLanguage: String?) -> String? {
-        guard let first = acceptLanguage?.split(separator: ",").first else { return nil }
-        return normalise(first.split(separator: ";")[0].trimmingCharacters(in: .whitespaces))
+        guard let acceptLanguage else { return nil }
+        for entry in acceptLanguage.utf8.split(separator: UInt8(ascii: ","), maxSplits: 8, omittingEmptySubsequences: true).prefix(8) {
+            let range = entry.prefix { $0 != UInt8(ascii: ";") }
+            guard let tag = String(range), case let trimmed = tag.trimmingCharacters(in: .whitespaces), trimmed != "*" else { continue }
+            if let locale = normalise(trimmed) { return locale }
+        }
+        return nil
     }
 
     /// Shown by apps at onboarding and beside the chat (FR19).
