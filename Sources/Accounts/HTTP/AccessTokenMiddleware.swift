@@ -1,9 +1,11 @@
 import HearthPlatform
 import Hummingbird
 
-/// Reads `Authorization: Bearer …` when present and sets the request's identity. A missing header is fine
-/// here (sign-up can run with or without a user); routes that need one call `requireIdentity()`. A header
-/// that is present but wrong is always a 401, never silently ignored: an app whose anonymous token expired
+/// Reads `Authorization: Bearer …` and sets the request's identity. Behind it (`optional: false`, the default) a
+/// request without the header is a 401 before any handler runs, so no route behind it can look anything up for a
+/// caller it has not authenticated (a persona's existence, say). Only sign-up and Sign in with Apple sit behind an
+/// optional one (`optional: true`): with a token they upgrade that account, without one they create an account. A
+/// header that is present but wrong is always a 401, never silently ignored: an app whose anonymous token expired
 /// must refresh and retry its upgrade, not get a new, empty account.
 ///
 /// The same round trip counts the request against the tenant's and the person's rate limits; answers carry the
@@ -18,14 +20,21 @@ import Hummingbird
 public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: RouterMiddleware {
     let accounts: AccountService
     let checkingSession: Bool
+    let optional: Bool
 
-    public init(accounts: AccountService, checkingSession: Bool = true) {
+    public init(accounts: AccountService, checkingSession: Bool = true, optional: Bool = false) {
         self.accounts = accounts
         self.checkingSession = checkingSession
+        self.optional = optional
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.headers[.authorization] != nil else { return try await next(request, context) }
+        guard request.headers[.authorization] != nil else {
+            guard optional else {
+                throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")
+            }
+            return try await next(request, context)
+        }
         guard let token = request.headers.bearerToken else {
             throw APIError.unauthorized("access_token_invalid", "Use Authorization: Bearer <access token>.")
         }

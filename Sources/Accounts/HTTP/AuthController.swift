@@ -31,13 +31,15 @@ public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
     ///   - public: routes that ignore `Authorization` (an app refreshing because its access token expired
     ///     often still sends that token).
     ///   - identified: routes that read the caller's identity (upgrades, logout), behind the authenticator.
-    public func addRoutes(public: RouterGroup<Context>, identified: RouterGroup<Context>) {
+    /// `maybeSignedIn`: behind an optional token (sign-up and Apple upgrade the caller's account when there is one);
+    /// `signedIn`: behind a required one.
+    public func addRoutes(public: RouterGroup<Context>, maybeSignedIn: RouterGroup<Context>, signedIn: RouterGroup<Context>) {
         `public`.post("auth/anonymous", use: anonymous)
         `public`.post("auth/email/login", use: logIn)
         `public`.post("auth/refresh", use: refresh)
-        identified.post("auth/email/signup", use: signUp)
-        identified.post("auth/apple", use: apple)
-        identified.post("auth/logout", use: logOut)
+        maybeSignedIn.post("auth/email/signup", use: signUp)
+        maybeSignedIn.post("auth/apple", use: apple)
+        signedIn.post("auth/logout", use: logOut)
     }
 
     @Sendable func anonymous(_ request: Request, context: Context) async throws -> EditedResponse<TokenGrant> {

@@ -32,9 +32,9 @@ public struct AppStoreController<Context: HearthRequestContextProtocol>: Sendabl
     }
 
     /// `webhooks`: a group with no client key; `identified`: the signed-in app routes.
-    public func addRoutes(webhooks: RouterGroup<Context>, identified: RouterGroup<Context>) {
+    public func addRoutes(webhooks: RouterGroup<Context>, signedIn: RouterGroup<Context>) {
         webhooks.post("appstore/:tenant", use: receive)
-        identified.post("me/subscription/verify", use: verify)
+        signedIn.post("me/subscription/verify", use: verify)
     }
 
     @Sendable func receive(_ request: Request, context: Context) async throws -> Received {

@@ -16,12 +16,12 @@ public struct LinksController<Context: HearthRequestContextProtocol>: Sendable {
     }
 
     /// `identified`: routes for a signed-in person; `public`: the client key is enough.
-    public func addRoutes(public: RouterGroup<Context>, identified: RouterGroup<Context>) {
-        identified.post("personas/:personaID/links", use: share)
-        identified.get("personas/:personaID/links", use: list)
-        identified.post("links/:slug/rotate", use: rotate)
-        identified.delete("links/:slug", use: revoke)
-        identified.post("links/:slug/start", use: start)
+    public func addRoutes(public: RouterGroup<Context>, signedIn: RouterGroup<Context>) {
+        signedIn.post("personas/:personaID/links", use: share)
+        signedIn.get("personas/:personaID/links", use: list)
+        signedIn.post("links/:slug/rotate", use: rotate)
+        signedIn.delete("links/:slug", use: revoke)
+        signedIn.post("links/:slug/start", use: start)
         `public`.post("links/:slug/open", use: open)
     }
 
