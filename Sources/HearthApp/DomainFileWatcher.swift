@@ -36,7 +36,7 @@ struct DomainFileWatcher: Service {
         do {
             definitions = try DomainFiles.load(directory.path)
         } catch {
-            logger.error("domain files not applied", metadata: ["error": .string(String(describing: error))])
+            logger.error("domain files not applied", metadata: ["error": .error(error)])
             return false
         }
         domains.replaceDefaults(definitions)
@@ -50,7 +50,7 @@ struct DomainFileWatcher: Service {
             }
             return true
         } catch {
-            logger.error("applying domain files failed", metadata: ["error": .string(String(describing: error))])
+            logger.error("applying domain files failed", metadata: ["error": .error(error)])
             return false
         }
     }

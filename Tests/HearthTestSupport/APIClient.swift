@@ -50,7 +50,7 @@ extension TestClientProtocol {
             headers[.contentType] = "application/json"
         } else if let rawBody {
             body = ByteBuffer(string: rawBody)
-            headers[.contentType] = "application/json"
+            if headers[.contentType] == nil { headers[.contentType] = "application/json" }
         }
         let response = try await execute(uri: path, method: method, headers: headers, body: body)
         return APIResponse(status: response.status, headers: response.headers, body: response.body)

@@ -90,7 +90,7 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
 
     /// The send's `{"content": "…"}`, trimmed. Read with `JSONFields`, not `JSONDecoder`: it is every turn's body.
     static func content(of request: Request, context: Context) async throws -> String {
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        let body = try await JSONBody.collect(request, context: context)
         guard let fields = try? JSONFields.read(String(buffer: body), [[.key("content")]]) else {
             throw APIError.badRequest("invalid_body", "The request body is not valid JSON.")
         }

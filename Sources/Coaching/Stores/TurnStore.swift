@@ -163,7 +163,7 @@ struct TurnStore: Sendable {
             try await client.liveRows("SELECT hearth_stream_release(\(tenantID), \(lease))", logger: logger)
         } catch {
             // It expires on its own (migrations/0021_billing.sql); worth a log line, not a failed request.
-            logger.warning("releasing a stream lease failed", metadata: ["error": .string(String(reflecting: error))])
+            logger.warning("releasing a stream lease failed", metadata: ["error": .error(error)])
         }
     }
 

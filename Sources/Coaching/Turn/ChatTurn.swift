@@ -372,7 +372,7 @@ public struct ChatTurn: Sendable {
                            status: status, content: text, provider: provider, usage: recorded, crisis: crisis)
             }
         } catch {
-            logger.error("storing an answer failed", metadata: ["message_id": .string(generation.assistantMessageID.uuidString), "error": .string(String(reflecting: error))])
+            logger.error("storing an answer failed", metadata: ["message_id": .string(generation.assistantMessageID.uuidString), "error": .error(error)])
             await fail(generation, code: "internal_error", message: "The answer could not be saved. Retry to regenerate it.",
                        status: .failed, content: text, provider: provider, usage: nil, crisis: crisis)
         }

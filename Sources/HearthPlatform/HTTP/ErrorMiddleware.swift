@@ -14,7 +14,7 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             let apiError = APIError(translating: error)
             if apiError.status.code >= 500 {
-                context.logger.error("request failed", metadata: ["error": .string(String(reflecting: error))])
+                context.logger.error("request failed", metadata: ["error": .error(error)])
             }
             return apiError.makeResponse()
         }

@@ -34,6 +34,9 @@ public struct HearthRequestContext: HearthRequestContextProtocol {
     /// API bodies are small JSON documents; anything larger is refused with 413 before it is buffered.
     public var maxUploadSize: Int { 64 * 1024 }
 
+    /// JSON only, UTF-8 only, no NUL in any string (``JSONBody``).
+    public var requestDecoder: APIRequestDecoder { APIRequestDecoder() }
+
     /// ISO 8601 dates and sorted keys: the same value always serialises to the same bytes (Foundation's
     /// key order otherwise varies between runs), which keeps responses diffable and cacheable.
     public var responseEncoder: JSONEncoder {

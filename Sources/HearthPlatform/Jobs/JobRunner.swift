@@ -78,7 +78,7 @@ public struct JobRunner: Service {
                             }
                         }
                     } catch {
-                        logger.error("claiming jobs failed", metadata: ["error": .string(String(describing: error))])
+                        logger.error("claiming jobs failed", metadata: ["error": .error(error)])
                     }
                 }
                 // A full batch suggests more are waiting: ask again at once rather than after a poll.
@@ -93,7 +93,7 @@ public struct JobRunner: Service {
             for schedule in schedules { try await store.enqueueIfDue(schedule) }
             try await store.buryExpired()
         } catch {
-            logger.error("scheduling jobs failed", metadata: ["error": .string(String(describing: error))])
+            logger.error("scheduling jobs failed", metadata: ["error": .error(error)])
         }
     }
 
@@ -108,12 +108,12 @@ public struct JobRunner: Service {
         } catch {
             let retryAt = job.attempt < job.maxAttempts ? Date.now.addingTimeInterval(backoff(after: job.attempt)) : nil
             let outcome = retryAt == nil ? "dead" : "retry"
-            logger.warning("job failed", metadata: metadata.merging(["error": .string(String(describing: error)), "outcome": .string(outcome)]) { $1 })
+            logger.warning("job failed", metadata: metadata.merging(["error": .error(error), "outcome": .string(outcome)]) { $1 })
             Counter(label: "hearth_jobs_total", dimensions: [("kind", job.kind), ("outcome", outcome)]).increment()
             do {
-                try await store.fail(job, worker: worker, error: String(String(describing: error).prefix(500)), retryAt: retryAt)
+                try await store.fail(job, worker: worker, error: String(Logger.MetadataValue.error(error).description.prefix(500)), retryAt: retryAt)
             } catch {
-                logger.error("recording a job failure failed", metadata: metadata.merging(["error": .string(String(describing: error))]) { $1 })
+                logger.error("recording a job failure failed", metadata: metadata.merging(["error": .error(error)]) { $1 })
             }
         }
     }

@@ -170,7 +170,7 @@ public struct MemoryWriter: Sendable {
             return try await write(model(complete))
         } catch let error where lastAttempt && !(error is CancellationError) {
             logger.warning("memory written offline: the model failed its last attempt",
-                           metadata: ["memory_writing": .string(what), "error": .string(String(describing: error))])
+                           metadata: ["memory_writing": .string(what), "error": .error(error)])
             return try await write(offline)
         }
     }
