@@ -27,7 +27,11 @@ public func buildApplication(
     let keyRing = try config.requireKeyRing()
     var clientConfiguration = try config.requireDatabaseURL().clientConfiguration()
     clientConfiguration.options.maximumConnections = config.databasePoolSize
-    clientConfiguration.options.minimumConnections = config.databasePoolSize
+    // No minimum: with one, PostgresNIO 1.33.2's pool traps (a precondition in createNewDemandConnectionIfPossible)
+    // when Postgres refuses connections while leases queue, as in a restart under load (decision 0027). Idle
+    // connections stay open for an hour, so in steady traffic the pool stays full.
+    clientConfiguration.options.minimumConnections = 0
+    clientConfiguration.options.connectionIdleTimeout = .seconds(3600)
     clientConfiguration.options.keepAliveBehavior = nil
     let postgres = PostgresClient(configuration: clientConfiguration, backgroundLogger: logger)
     let database = Database(client: postgres, logger: logger)

@@ -23,8 +23,13 @@ public struct RawHTTP: Sendable {
     }
 
     public let port: Int
+    /// How long a read may wait: past it the exchange ends with what arrived (status 0 if nothing did).
+    public let timeoutSeconds: Int
 
-    public init(port: Int) { self.port = port }
+    public init(port: Int, timeoutSeconds: Int = 60) {
+        self.port = port
+        self.timeoutSeconds = timeoutSeconds
+    }
 
     /// Sends `method target` with `headers` (each a raw `Name: value` line of any bytes) and `body`, with
     /// `Connection: close`, and reads the whole answer.
@@ -34,10 +39,11 @@ public struct RawHTTP: Sendable {
         if !body.isEmpty { request += Array("Content-Length: \(body.count)\r\n".utf8) }
         request += Array("\r\n".utf8) + body
         let port = port
+        let timeout = timeoutSeconds
         let finished = request
         // Blocking socket calls run on NIO's thread pool: on the two threads of Swift's cooperative pool they would
         // starve the server under test.
-        let bytes = try await NIOThreadPool.singleton.runIfActive { try Self.exchange(finished, port: port) }
+        let bytes = try await NIOThreadPool.singleton.runIfActive { try Self.exchange(finished, port: port, timeoutSeconds: timeout) }
         let separator = Array("\r\n\r\n".utf8)
         guard let end = bytes.indices.first(where: { bytes[$0...].starts(with: separator) }) else {
             return Response(status: 0, head: String(decoding: bytes, as: UTF8.self), body: [])
@@ -57,11 +63,11 @@ public struct RawHTTP: Sendable {
     public static func header(_ name: String, _ value: [UInt8]) -> [UInt8] { Array("\(name): ".utf8) + value }
     public static func header(_ name: String, _ value: String) -> [UInt8] { header(name, Array(value.utf8)) }
 
-    private static func exchange(_ request: [UInt8], port: Int) throws -> [UInt8] {
+    private static func exchange(_ request: [UInt8], port: Int, timeoutSeconds: Int) throws -> [UInt8] {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw RawHTTPError.socket(errno) }
         defer { close(socket) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -13,8 +13,10 @@ public struct TestHearth: Sendable {
     public var config: Config
     public let databases: TestPostgres.Databases
 
-    public static func make(_ customise: (inout Config) -> Void = { _ in }) async throws -> TestHearth {
-        let databases = try await TestPostgres.shared.freshDatabase()
+    /// `databases`: a database of the test's own (a private server it restarts, say); by default a clone of the
+    /// suite's migrated template.
+    public static func make(databases: TestPostgres.Databases? = nil, _ customise: (inout Config) -> Void = { _ in }) async throws -> TestHearth {
+        let databases = if let databases { databases } else { try await TestPostgres.shared.freshDatabase() }
         var config = Config()
         config.databaseURL = databases.app
         config.migrationDatabaseURL = databases.admin

@@ -17,6 +17,11 @@ public actor TestPostgres {
         public let admin: DatabaseURL
         /// `hearth_app` on the clone: what the server uses.
         public let app: DatabaseURL
+
+        public init(admin: DatabaseURL, app: DatabaseURL) {
+            self.admin = admin
+            self.app = app
+        }
     }
 
     static let templateName = "hearth_template"

@@ -83,6 +83,15 @@ public final class EmbeddedPostgres: @unchecked Sendable {
         )
     }
 
+    /// Restarts the server as a failover or a minor upgrade does (`pg_ctl restart -m fast`: every connection is
+    /// terminated, new ones are refused until it is back), keeping its options. For tests of what that does to Hearth.
+    public func restart() async throws {
+        let pgCtl = try Self.binaryDirectory().appendingPathComponent("pg_ctl").path
+        let result = try await Self.run([pgCtl, "-D", dataDirectory.path, "-l", logFile.path, "-m", "fast", "-w", "-t", "60", "restart"],
+                                        asPostgres: true, in: directory)
+        guard result.code == 0 else { throw ConfigError("PostgreSQL did not restart: \(result.output)\n\(tail(of: logFile))") }
+    }
+
     /// Stops the server now (otherwise it stops when this process exits).
     public func stop() {
         guard let watchdog else { return }

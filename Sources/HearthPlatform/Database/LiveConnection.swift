@@ -108,8 +108,24 @@ extension PostgresClient {
     /// `body` on a pooled connection, given up with ``ConnectionLost`` if the connection closes under it
     /// (``LiveConnection``). Read what a statement returns inside `body`: its rows are the connection's.
     func withLiveConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
-        try await withConnection { connection in
-            try await LiveConnection.run(connection, body)
+        try await watchingOutages {
+            try await withConnection { connection in
+                try await LiveConnection.run(connection, body)
+            }
+        }
+    }
+
+    /// `body`, refused at once while Postgres is known to be unreachable, its outcome recorded (``DatabaseOutage``).
+    func watchingOutages<T>(_ body: () async throws -> T) async throws -> T {
+        let outage = DatabaseOutage.of(self)
+        try outage.check()
+        do {
+            let result = try await body()
+            outage.record(nil)
+            return result
+        } catch {
+            outage.record(error)
+            throw error
         }
     }
 }
@@ -139,6 +155,10 @@ extension PostgresClient {
     }
 
     private func onOpenConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await watchingOutages { try await onOpenConnectionOnce(body) }
+    }
+
+    private func onOpenConnectionOnce<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         var attempt = 0
         while true {
             let outcome: T? = try await withConnection { connection in

@@ -37,9 +37,17 @@ extension APIError {
             return translate(error)
         case let error as any HTTPResponseError where error.status.code < 500:
             return APIError(error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
+        case let error as DatabaseUnavailable:
+            return databaseUnavailable(retryAfter: error.retryAfterSeconds)
         default:
-            return internalError
+            // A connection to Postgres that failed under a statement: the next request may well succeed.
+            return DatabaseOutage.isConnectionFailure(error) ? databaseUnavailable(retryAfter: 1) : internalError
         }
+    }
+
+    static func databaseUnavailable(retryAfter seconds: Int) -> APIError {
+        APIError(.serviceUnavailable, code: "database_unavailable", message: "The service is briefly unavailable. Please try again shortly.",
+                 headers: [.retryAfter: String(max(1, seconds))])
     }
 
     static let tooLarge = APIError(.contentTooLarge, code: "payload_too_large", message: "The request body is too large.")
