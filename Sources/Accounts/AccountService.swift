@@ -218,10 +218,20 @@ public struct AccountService: Sendable {
 
     /// Deletes the account and everything it owns, in one transaction.
     public func delete(tenant: Tenant, identity: Identity) async throws {
-        let deleted = try await database.withTenant(tenant.id) { [self] connection in
-            try await users.delete(identity.userID, on: connection)
+        // The cascade takes locks in table order while writes beside it take them in theirs: Postgres may pick the
+        // deletion as a deadlock's victim (40P01). The deletion must still happen, so it is tried again.
+        var attempt = 1
+        while true {
+            do {
+                let deleted = try await database.withTenant(tenant.id) { [self] connection in
+                    try await users.delete(identity.userID, on: connection)
+                }
+                guard deleted else { throw APIError.notFound("This account no longer exists.") }
+                return
+            } catch let error as PSQLError where error.sqlState == "40P01" && attempt < 5 {
+                attempt += 1
+            }
         }
-        guard deleted else { throw APIError.notFound("This account no longer exists.") }
     }
 
     public func export(tenant: Tenant, identity: Identity) async throws -> AccountExport {

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import PostgresNIO
 
 /// Turns every error into the JSON error shape, so clients never see Hummingbird's default bodies, a stack
 /// trace, or a 500 for something they sent. Unknown errors are logged (with the request id) and hidden.
@@ -39,6 +40,13 @@ extension APIError {
             return APIError(error.status, code: Self.code(for: error.status), message: error.status.reasonPhrase)
         case let error as DatabaseUnavailable:
             return databaseUnavailable(retryAfter: error.retryAfterSeconds)
+        case let error as PostgresTransactionError:
+            // The statement's own failure decides (a failed COMMIT is the transaction's).
+            guard let cause = error.closureError ?? error.commitError ?? error.beginError else { return internalError }
+            return translate(cause)
+        case let error as PSQLError where error.sqlState == "23503":
+            // A write whose parent row went while it ran (the account deleted beside it, say): what it named is gone.
+            return notFound("It no longer exists.")
         default:
             // A connection to Postgres that failed under a statement: the next request may well succeed.
             return DatabaseOutage.isConnectionFailure(error) ? databaseUnavailable(retryAfter: 1) : internalError
