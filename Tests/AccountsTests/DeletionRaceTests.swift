@@ -28,8 +28,7 @@ import Testing
                     ("POST", "/v1/threads", #"{"title":"Another"}"#),
                 ]
                 let raw = RawHTTP(port: try #require(client.port))
-                let headers = [RawHTTP.header("X-Hearth-Client-Key", key), RawHTTP.header("Authorization", "Bearer \(person.token)"),
-                               RawHTTP.header("Content-Type", "application/json"), RawHTTP.header("Accept", "application/json")]
+                let headers = RawHTTP.jsonHeaders(clientKey: key, token: person.token)
                 let round = try await withThrowingTaskGroup(of: Int.self) { group in
                     group.addTask { try await raw.send("DELETE", "/v1/me", headers: headers).status }
                     for write in writes {

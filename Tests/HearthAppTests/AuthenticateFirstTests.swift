@@ -33,9 +33,8 @@ import Yams
             for (method, path) in signedInOperations.sorted(by: { $0.path + $0.method < $1.path + $1.method }) {
                 let target = path.replacingOccurrences(of: #"\{[A-Za-z]*ID\}|\{id\}"#, with: existing, options: .regularExpression)
                     .replacingOccurrences(of: #"\{[A-Za-z]+\}"#, with: "x", options: .regularExpression)
-                let response = try await raw.send(method.uppercased(), target, headers: [
-                    RawHTTP.header("X-Hearth-Client-Key", key), RawHTTP.header("Content-Type", "application/json"),
-                ], body: Array(#"{"personaID":"\#(UUID())","content":"hi"}"#.utf8))
+                let response = try await raw.send(method.uppercased(), target, headers: RawHTTP.jsonHeaders(clientKey: key, token: nil),
+                                                  body: Array(#"{"personaID":"\#(UUID())","content":"hi"}"#.utf8))
                 if response.status != 401 || !response.text.contains("authentication_required") {
                     wrong.append("\(method.uppercased()) \(path): \(response.status) \(response.text.prefix(120))")
                 }
@@ -50,17 +49,7 @@ import Yams
         let hearth = try await TestHearth.make()
         let (_, key) = try await hearth.createTenant()
         try await hearth.test { client in
-            let creator = try await client.anonymous(clientKey: key)
-            let created = try await client.call(.post, "/v1/personas", clientKey: key, token: creator.accessToken, json: [
-                "name": "Career Compass", "domain": "career", "description": "A warm but direct career coach for people changing jobs.",
-                "tone": "warm but direct", "methodology": "The 3P Framework: positioning, proof and pitch, one step a week.",
-                "personality": "Practical and encouraging; asks one good question at a time.",
-                "greeting": "Hi! What change are you thinking about?", "examples": ["Help me plan a career switch"], "creatorName": "Aisha K.",
-            ])
-            #expect(created.status == .created, "\(created.text)")
-            let real = try #require(created["id"] as? String)
-            let submitted = try await client.call(.post, "/v1/personas/\(real)/submit", clientKey: key, token: creator.accessToken)
-            #expect(submitted["status"] as? String == "approved")
+            let (real, creator) = try await client.livePersona(key: key)
             // With a token the live one is found: the refusal below is about the token, not the persona.
             let signedIn = try await client.call(.post, "/v1/threads", clientKey: key, token: creator.accessToken, json: ["personaID": real])
             #expect(signedIn.status == .created, "\(signedIn.text)")

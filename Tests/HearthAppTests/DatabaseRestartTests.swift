@@ -34,10 +34,8 @@ import Testing
             let returned = NIOLockedValueBox(ContinuousClock.now)
 
             @Sendable func send(_ person: Coachee) async throws -> RawHTTP.Response {
-                try await raw.send("POST", person.messagesPath, headers: [
-                    RawHTTP.header("X-Hearth-Client-Key", key), RawHTTP.header("Authorization", "Bearer \(person.token)"),
-                    RawHTTP.header("Content-Type", "application/json"), RawHTTP.header("Accept", "application/json"),
-                ], body: Array(#"{"content":"Still here after the restart?"}"#.utf8))
+                try await raw.send("POST", person.messagesPath, headers: RawHTTP.jsonHeaders(clientKey: key, token: person.token),
+                                   body: Array(#"{"content":"Still here after the restart?"}"#.utf8))
             }
 
             try await withThrowingTaskGroup(of: Void.self) { group in

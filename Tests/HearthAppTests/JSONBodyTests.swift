@@ -21,10 +21,8 @@ import Testing
             ]
             let raw = RawHTTP(port: try #require(client.port))
             for item in cases {
-                let response = try await raw.send(item.method, item.path, headers: [
-                    RawHTTP.header("X-Hearth-Client-Key", key), RawHTTP.header("Authorization", "Bearer \(person.token)"),
-                    RawHTTP.header("Content-Type", "application/json"), RawHTTP.header("Accept", "application/json"),
-                ], body: Array(item.body.utf8))
+                let response = try await raw.send(item.method, item.path, headers: RawHTTP.jsonHeaders(clientKey: key, token: person.token),
+                                                  body: Array(item.body.utf8))
                 #expect(response.status == 422, "\(item.method) \(item.path): \(response.status) \(response.text)")
                 #expect(response.text.contains("validation_failed") && response.text.contains(item.field), "\(item.path): \(response.text)")
             }
@@ -45,10 +43,8 @@ import Testing
                 ("POST", person.messagesPath, #"{"content":""#), ("PATCH", "/v1/threads/\(person.threadID)", #"{"title":""#),
                 ("POST", "/v1/personas", #"{"name":""#), ("PATCH", "/v1/me/context", #"{"name":""#),
             ] {
-                let response = try await raw.send(method, path, headers: [
-                    RawHTTP.header("X-Hearth-Client-Key", key), RawHTTP.header("Authorization", "Bearer \(person.token)"),
-                    RawHTTP.header("Content-Type", "application/json"), RawHTTP.header("Accept", "application/json"),
-                ], body: Array(prefix.utf8) + [0x68, 0xFF, 0xC3, 0x28] + Array(#""}"#.utf8))
+                let response = try await raw.send(method, path, headers: RawHTTP.jsonHeaders(clientKey: key, token: person.token),
+                                                  body: Array(prefix.utf8) + [0x68, 0xFF, 0xC3, 0x28] + Array(#""}"#.utf8))
                 #expect(response.status == 400, "\(path): \(response.status) \(response.text)")
                 #expect(response.text.contains("not valid UTF-8"), "\(path): \(response.text)")
             }

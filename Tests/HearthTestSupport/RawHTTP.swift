@@ -59,6 +59,13 @@ public struct RawHTTP: Sendable {
         try await send(method, Array(target.utf8), headers: headers, body: body)
     }
 
+    /// A signed-in app's JSON request: its client key, the person's token (when there is one), a JSON body, a JSON
+    /// answer (the send answers JSON rather than a stream).
+    public static func jsonHeaders(clientKey: String, token: String?) -> [[UInt8]] {
+        [header("X-Hearth-Client-Key", clientKey)] + (token.map { [header("Authorization", "Bearer \($0)")] } ?? [])
+            + [header("Content-Type", "application/json"), header("Accept", "application/json")]
+    }
+
     /// One header line: `name` and a value of any bytes.
     public static func header(_ name: String, _ value: [UInt8]) -> [UInt8] { Array("\(name): ".utf8) + value }
     public static func header(_ name: String, _ value: String) -> [UInt8] { header(name, Array(value.utf8)) }

@@ -6,20 +6,12 @@ import Personas
 import Testing
 
 @Suite struct LinkTests {
-    /// A live persona of `key`'s app, created and approved by a new creator.
-    func livePersona(_ client: any TestClientProtocol, key: String) async throws -> (id: String, creator: Grant) {
-        let creator = try await client.anonymous(clientKey: key)
-        let id = try #require(try await client.call(.post, "/v1/personas", clientKey: key, token: creator.accessToken, json: personaBody())["id"] as? String)
-        #expect(try await client.call(.post, "/v1/personas/\(id)/submit", clientKey: key, token: creator.accessToken)["status"] as? String == "approved")
-        return (id, creator)
-    }
-
     @Test func creatorsAndFansShareLiveOnesUnderUnguessableSlugsTheyCanRotateAndRevoke() async throws {
         let hearth = try await TestHearth.make()
         let (_, key) = try await hearth.createTenant()
         let (_, otherKey) = try await hearth.createTenant()
         try await hearth.test { client in
-            let (id, creator) = try await livePersona(client, key: key)
+            let (id, creator) = try await client.livePersona(key: key)
             let shared = try await client.call(.post, "/v1/personas/\(id)/links", clientKey: key, token: creator.accessToken)
             #expect(shared.status == .created && shared["kind"] as? String == "creator")
             let slug = try #require(shared["slug"] as? String)
@@ -67,7 +59,7 @@ import Testing
         let (tenant, key) = try await hearth.createTenant()
         let moderator = try await makeModerator(hearth, tenantID: tenant.id)
         try await hearth.test { client in
-            let (id, creator) = try await livePersona(client, key: key)
+            let (id, creator) = try await client.livePersona(key: key)
             let slug = try #require(try await client.call(.post, "/v1/personas/\(id)/links", clientKey: key, token: creator.accessToken)["slug"] as? String)
             // An anonymous first session works (FR26).
             let newcomer = try await client.anonymous(clientKey: key)

@@ -7,17 +7,6 @@ import NIOCore
 import Personas
 import Testing
 
-/// A persona body as an app sends it.
-func personaBody(name: String = "Career Compass", methodology: String = "The 3P Framework: positioning, proof and pitch, one step a week.",
-                 domain: String = "career") -> [String: any Sendable] {
-    [
-        "name": name, "domain": domain, "description": "A warm but direct career coach for people changing jobs.",
-        "tone": "warm but direct", "methodology": methodology,
-        "personality": "Practical and encouraging; asks one good question at a time.",
-        "greeting": "Hi! What change are you thinking about?", "examples": ["Help me plan a career switch"], "creatorName": "Aisha K.",
-    ]
-}
-
 @Suite struct PersonaTests {
     @Test func creatorsWriteEditListAndDeleteOnlyTheirOwnPersonas() async throws {
         let hearth = try await TestHearth.make()

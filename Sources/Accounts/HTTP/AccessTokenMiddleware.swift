@@ -30,9 +30,7 @@ public struct AccessTokenMiddleware<Context: HearthRequestContextProtocol>: Rout
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.headers[.authorization] != nil else {
-            guard optional else {
-                throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")
-            }
+            guard optional else { throw APIError.accessTokenRequired }
             return try await next(request, context)
         }
         guard let token = request.headers.bearerToken else {

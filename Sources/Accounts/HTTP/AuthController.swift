@@ -30,9 +30,8 @@ public struct AuthController<Context: HearthRequestContextProtocol>: Sendable {
     /// - Parameters:
     ///   - public: routes that ignore `Authorization` (an app refreshing because its access token expired
     ///     often still sends that token).
-    ///   - identified: routes that read the caller's identity (upgrades, logout), behind the authenticator.
-    /// `maybeSignedIn`: behind an optional token (sign-up and Apple upgrade the caller's account when there is one);
-    /// `signedIn`: behind a required one.
+    ///   - maybeSignedIn: behind an optional token: sign-up and Apple upgrade the caller's account when there is one.
+    ///   - signedIn: behind a required token (logout).
     public func addRoutes(public: RouterGroup<Context>, maybeSignedIn: RouterGroup<Context>, signedIn: RouterGroup<Context>) {
         `public`.post("auth/anonymous", use: anonymous)
         `public`.post("auth/email/login", use: logIn)

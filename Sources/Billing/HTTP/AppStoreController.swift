@@ -31,7 +31,7 @@ public struct AppStoreController<Context: HearthRequestContextProtocol>: Sendabl
         self.tenants = tenants
     }
 
-    /// `webhooks`: a group with no client key; `identified`: the signed-in app routes.
+    /// `webhooks`: a group with no client key; `signedIn`: the signed-in app routes.
     public func addRoutes(webhooks: RouterGroup<Context>, signedIn: RouterGroup<Context>) {
         webhooks.post("appstore/:tenant", use: receive)
         signedIn.post("me/subscription/verify", use: verify)

@@ -90,8 +90,8 @@ public struct MessagesController<Context: HearthRequestContextProtocol>: Sendabl
 
     /// The send's `{"content": "…"}`, trimmed. Read with `JSONFields`, not `JSONDecoder`: it is every turn's body.
     static func content(of request: Request, context: Context) async throws -> String {
-        let body = try await JSONBody.collect(request, context: context)
-        guard let fields = try? JSONFields.read(String(buffer: body), [[.key("content")]]) else {
+        let body = try await JSONBody.text(of: request, context: context)
+        guard let fields = try? JSONFields.read(body, [[.key("content")]]) else {
             throw APIError.badRequest("invalid_body", "The request body is not valid JSON.")
         }
         guard let value = fields[0] else { throw APIError.badRequest("invalid_body", "content is missing.") }

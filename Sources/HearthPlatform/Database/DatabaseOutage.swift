@@ -21,7 +21,17 @@ public final class DatabaseOutage: Sendable {
     /// Uptime (nanoseconds) until which requests are refused; 0 when closed.
     private let openUntil = Atomic<UInt64>(0)
 
+    /// How many breakers in this process are open: while none is (the usual case), a statement pays one atomic load
+    /// and no lookup of its pool's breaker.
+    private static let openBreakers = Atomic<Int>(0)
+
+    static var anyOpen: Bool { openBreakers.load(ordering: .relaxed) > 0 }
+
     init() {}
+
+    deinit {
+        if openUntil.load(ordering: .relaxed) != 0 { Self.openBreakers.subtract(1, ordering: .relaxed) }
+    }
 
     /// Throws ``DatabaseUnavailable`` while the window is open.
     func check() throws {
@@ -31,17 +41,17 @@ public final class DatabaseOutage: Sendable {
         if now < until { throw DatabaseUnavailable(retryAfterSeconds: Int((until - now) / 1_000_000_000) + 1) }
     }
 
-    /// Looks at how a statement ended: a connection failure opens the window, a success closes it.
-    func record(_ error: (any Error)?) {
-        guard let error else {
-            if openUntil.load(ordering: .relaxed) != 0 { openUntil.store(0, ordering: .relaxed) }
-            return
-        }
-        if Self.isConnectionFailure(error) {
-            let window = Self.window.components
-            openUntil.store(Self.uptime() + UInt64(window.seconds) * 1_000_000_000 + UInt64(window.attoseconds / 1_000_000_000),
-                            ordering: .relaxed)
-        }
+    /// A connection failed: refuse requests for a window from now.
+    func open() {
+        let window = Self.window.components
+        let until = Self.uptime() + UInt64(window.seconds) * 1_000_000_000 + UInt64(window.attoseconds / 1_000_000_000)
+        if openUntil.exchange(until, ordering: .relaxed) == 0 { Self.openBreakers.add(1, ordering: .relaxed) }
+    }
+
+    /// A statement succeeded: the database is back.
+    func close() {
+        guard openUntil.load(ordering: .relaxed) != 0, openUntil.exchange(0, ordering: .relaxed) != 0 else { return }
+        Self.openBreakers.subtract(1, ordering: .relaxed)
     }
 
     /// Failures of the connection rather than of the statement.
@@ -55,7 +65,7 @@ public final class DatabaseOutage: Sendable {
                 return true
             case .server:
                 // 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now; 08 connection exceptions.
-                guard let state = error.serverInfo?[.sqlState] else { return false }
+                guard let state = error.sqlState else { return false }
                 return state.hasPrefix("57P") || state.hasPrefix("08")
             default:
                 return false

@@ -117,14 +117,15 @@ extension PostgresClient {
 
     /// `body`, refused at once while Postgres is known to be unreachable, its outcome recorded (``DatabaseOutage``).
     func watchingOutages<T>(_ body: () async throws -> T) async throws -> T {
-        let outage = DatabaseOutage.of(self)
-        try outage.check()
+        // With no breaker open anywhere (the usual case) this pool's is not looked up.
+        let outage = DatabaseOutage.anyOpen ? DatabaseOutage.of(self) : nil
+        try outage?.check()
         do {
             let result = try await body()
-            outage.record(nil)
+            outage?.close()
             return result
         } catch {
-            outage.record(error)
+            if DatabaseOutage.isConnectionFailure(error) { (outage ?? DatabaseOutage.of(self)).open() }
             throw error
         }
     }

@@ -46,6 +46,11 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     /// The access token is valid but its session has ended (signed out, revoked, or the account deleted).
     public static let sessionRevoked = APIError.unauthorized("session_revoked", "This session has been signed out. Sign in again.")
 
+    /// A signed-in route asked without an access token.
+    public static let accessTokenRequired = APIError.unauthorized(
+        "authentication_required", "Send an access token: Authorization: Bearer <token>."
+    )
+
     public static let operatorSignInRequired = APIError.unauthorized(
         "authentication_required", "Sign in as an operator: Authorization: Bearer <token>."
     )

@@ -103,14 +103,14 @@ extension HearthRequestContextProtocol {
     /// The identity of a send or a history page, whose session the caller must check before doing anything on its behalf.
     public func requireUncheckedIdentity() throws -> Identity {
         guard let uncheckedIdentity else {
-            throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")
+            throw APIError.accessTokenRequired
         }
         return uncheckedIdentity
     }
 
     public func requireIdentity() throws -> Identity {
         guard let identity else {
-            throw APIError.unauthorized("authentication_required", "Send an access token: Authorization: Bearer <token>.")
+            throw APIError.accessTokenRequired
         }
         return identity
     }

@@ -7,36 +7,31 @@ import NIOCore
 /// replacement characters while a title refused them), and a NUL in any string is a 422 naming the field
 /// (PostgreSQL's text cannot hold one: it used to reach the database as a 500).
 public enum JSONBody {
-    /// Collects the body of `request`, at most `context.maxUploadSize` bytes, and checks it.
-    public static func collect(_ request: Request, context: some RequestContext) async throws -> ByteBuffer {
+    /// The text of `request`'s body, at most `context.maxUploadSize` bytes, checked. The send reads its one field
+    /// from it; other routes decode it (``APIRequestDecoder``).
+    public static func text(of request: Request, context: some RequestContext) async throws -> String {
         try checkMediaType(request.headers[.contentType])
-        let body = try await request.body.collect(upTo: context.maxUploadSize)
-        try check(body)
-        return body
+        return try checked(try await request.body.collect(upTo: context.maxUploadSize))
     }
 
     /// A missing `Content-Type` is taken as JSON (a body-less POST has none); any other than JSON is refused.
-    public static func checkMediaType(_ contentType: String?) throws {
+    static func checkMediaType(_ contentType: String?) throws {
         guard let contentType else { return }
         let mediaType = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) else {
-            throw unsupportedMediaType
+            throw APIError(.unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as JSON: Content-Type: application/json.")
         }
     }
 
-    public static let unsupportedMediaType = APIError(.unsupportedMediaType, code: "unsupported_media_type",
-                                                      message: "Send the body as JSON: Content-Type: application/json.")
-
-    /// The bytes are UTF-8 and no string in them holds a NUL.
-    public static func check(_ body: ByteBuffer) throws {
-        let bytes = body.readableBytesView
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+    /// The bytes as text, once they are known to be UTF-8 with no NUL in any string.
+    static func checked(_ body: ByteBuffer) throws -> String {
+        guard let text = String(validating: body.readableBytesView, as: UTF8.self) else {
             throw APIError.badRequest("invalid_body", "The request body is not valid UTF-8.")
         }
         // Only a body that spells `\u0000` can hold a NUL (a raw one is not JSON): the field is found in a second parse.
-        guard bytes.firstRange(of: escapedNUL) != nil,
-              let document = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
-              let field = fieldHoldingNUL(document, path: "") else { return }
+        guard text.utf8.firstRange(of: escapedNUL) != nil,
+              let document = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]),
+              let field = fieldHoldingNUL(document, path: "") else { return text }
         throw APIError.validation("\(field.isEmpty ? "The body" : field) must not contain a NUL character (\\u0000).")
     }
 
@@ -70,9 +65,6 @@ public struct APIRequestDecoder: RequestDecoder {
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        let body = try await JSONBody.collect(request, context: context)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(T.self, from: body)
+        try JSONDecoder().decode(T.self, from: Data(try await JSONBody.text(of: request, context: context).utf8))
     }
 }

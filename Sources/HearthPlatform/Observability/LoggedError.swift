@@ -10,7 +10,7 @@ extension Logger.MetadataValue {
         switch error {
         case let error as PSQLError:
             var parts = ["code: \(error.code)"]
-            if let state = error.serverInfo?[.sqlState] { parts.append("sqlstate: \(state)") }
+            if let state = error.sqlState { parts.append("sqlstate: \(state)") }
             if let sql = error.query?.sql { parts.append("statement: \(statementName(sql))") }
             return .string("PSQLError(\(parts.joined(separator: ", ")))")
         case let error as PostgresDecodingError:

@@ -15,7 +15,7 @@ public struct LinksController<Context: HearthRequestContextProtocol>: Sendable {
         self.links = links
     }
 
-    /// `identified`: routes for a signed-in person; `public`: the client key is enough.
+    /// `signedIn`: routes for a signed-in person; `public`: the client key is enough.
     public func addRoutes(public: RouterGroup<Context>, signedIn: RouterGroup<Context>) {
         signedIn.post("personas/:personaID/links", use: share)
         signedIn.get("personas/:personaID/links", use: list)
