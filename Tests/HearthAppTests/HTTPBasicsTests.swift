@@ -26,6 +26,7 @@ import Testing
                 (try await client.call(.get, "/v1/no/such/route", clientKey: key), 404, "not_found"),
                 (try await client.call(.get, "/nowhere"), 404, "not_found"),
                 (try await client.call(.put, "/v1/me", clientKey: key), 405, "method_not_allowed"),
+                (try await client.call(.trace, "/v1/threads", clientKey: key), 405, "method_not_allowed"),
                 (try await client.call(.post, "/v1/auth/refresh", clientKey: key, rawBody: #"{"refreshToken": null}"#), 400, "invalid_body"),
             ]
             for (response, status, code) in cases {
@@ -35,6 +36,23 @@ import Testing
                 let error = response.json["error"] as? [String: Any]
                 #expect(error?["message"] is String)
             }
+        }
+    }
+
+    /// A request the HTTP parser cannot read (here a request line of 200 KB, over NIO's 80 KiB limit) gets the JSON
+    /// error shape too, and its connection is closed.
+    @Test func anUnreadableRequestGetsTheJSONErrorShape() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let raw = RawHTTP(port: try #require(client.port))
+            let response = try await raw.send("GET", "/v1/threads?cursor=" + String(repeating: "a", count: 200_000),
+                                              headers: [RawHTTP.header("X-Hearth-Client-Key", key)])
+            #expect(response.status == 400)
+            #expect(response.header("Content-Type")?.hasPrefix("application/json") == true)
+            #expect(response.text.contains(#""code":"bad_request""#), "\(response.text)")
+            // The server goes on serving.
+            #expect(try await client.call(.get, "/healthz").status == .ok)
         }
     }
 

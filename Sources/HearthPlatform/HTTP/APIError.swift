@@ -64,16 +64,25 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
     }
 
     public func makeResponse() -> Response {
+        Response(status: status, headers: responseHeaders, body: .init(byteBuffer: body))
+    }
+
+    /// The headers of the answer: the error's own and the JSON content type.
+    var responseHeaders: HTTPFields {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return fields
+    }
+
+    /// `{"error":{"code":…,"message":…}}`.
+    var body: ByteBuffer {
         struct Body: Encodable {
             struct Detail: Encodable { let code: String; let message: String }
             let error: Detail
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(Body(error: .init(code: code, message: message)))) ?? Data()
-        var fields = headers
-        fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return ByteBuffer(bytes: (try? encoder.encode(Body(error: .init(code: code, message: message)))) ?? Data())
     }
 }
 

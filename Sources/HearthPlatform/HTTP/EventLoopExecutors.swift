@@ -63,7 +63,8 @@ extension HTTPServerBuilder {
     /// for the tasks they start.
     public static func http1OnConnectionLoops(_ executors: EventLoopExecutors) -> HTTPServerBuilder {
         .init { responder in
-            OnConnectionLoop(base: HTTP1Channel(responder: responder, configuration: .init()), executors: executors)
+            OnConnectionLoop(base: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [ParseErrorAnswer()])),
+                             executors: executors)
         }
     }
 }

@@ -14,7 +14,7 @@ extension Router {
         for (path, methods) in taken.values {
             let allow = methods.map(\.rawValue).sorted().joined(separator: ", ")
             let refusal = APIError(.methodNotAllowed, code: "method_not_allowed", message: "This path takes \(allow).", headers: [.allow: allow])
-            for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] where !methods.contains(method) {
+            for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete, .trace] where !methods.contains(method) {
                 on(path, method: method) { _, _ -> Response in throw refusal }
             }
         }
