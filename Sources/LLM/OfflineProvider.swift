@@ -61,10 +61,15 @@ public struct OfflineProvider: LLMProvider {
         if let pattern = section(PromptHeadings.pattern, in: request.system).first {
             return [acknowledgement, pattern.components(separatedBy: " Raise it gently").first ?? pattern].joined(separator: " ")
         }
-        let question = questions[Int((seed / 7) % UInt64(questions.count))]
         let callback = section(PromptHeadings.relevant, in: request.system).first.map(recall) ?? ""
-        let reflection = reflect(last)
-        return [acknowledgement, callback, reflection, question].filter { !$0.isEmpty }.joined(separator: " ")
+        // A question asked back is the reply's question; otherwise it ends with one of its own.
+        let question = questions[Int((seed / 7) % UInt64(questions.count))]
+        let close: [String] = switch Reflection.of(last) {
+        case .question(let asked): [asked]
+        case .statement(let reflected): [reflected, question]
+        case nil: ["I'd love to hear a little more about what's on your mind.", question]
+        }
+        return ([acknowledgement, callback] + close).filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// What the offline coach says in crisis support (Journey 4): warm, honest that a coaching tool is not
@@ -111,28 +116,6 @@ public struct OfflineProvider: LLMProvider {
         "they": "you", "them": "you", "their": "your", "theirs": "yours", "themselves": "yourself", "they're": "you're",
         "they've": "you've",
     ]
-
-    /// Mirrors the heart of what the person said, in their words, with the pronouns turned around.
-    static func reflect(_ text: String) -> String {
-        let sentence = text
-            .split(whereSeparator: { ".!?\n".contains($0) })
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .max(by: { $0.count < $1.count }) ?? ""
-        let words = sentence.split(separator: " ").prefix(18).map { swapPerson(String($0)) }
-        guard words.count >= 3 else { return "I'd love to hear a little more about what's on your mind." }
-        return "It sounds like \(words.joined(separator: " "))."
-    }
-
-    static let swaps: [String: String] = [
-        "i": "you", "i'm": "you're", "im": "you're", "i've": "you've", "i'll": "you'll", "i'd": "you'd",
-        "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "am": "are", "was": "were",
-    ]
-
-    static func swapPerson(_ word: String) -> String {
-        let trimmed = word.trimmingCharacters(in: .punctuationCharacters)
-        guard let swapped = swaps[trimmed.lowercased()] else { return trimmed }
-        return swapped
-    }
 
     /// FNV-1a: stable across processes (Swift's `hashValue` is seeded per process).
     static func stableHash(_ text: String) -> UInt64 {

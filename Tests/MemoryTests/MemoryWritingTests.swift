@@ -64,6 +64,27 @@ import Testing
         #expect(byCategory[.trigger] == ["Sunday evenings makes them anxious"])
     }
 
+    /// Explicit goals, values and preferences become facts: the probe's "I want to get promoted …, that's my main goal"
+    /// was missed after its session ended. A want that is not called a goal is not one.
+    @Test func explicitGoalsValuesAndPreferencesBecomeFacts() async throws {
+        let session = Self.transcript([
+            "I want to get promoted to senior engineer this year, that's my main goal.",
+            "I want to scream when the standup runs long.",
+            "What matters most to me is being there for my kids.",
+            "I'd rather have one hard conversation than weeks of tension.",
+            "I plan to run a half marathon in the spring.",
+        ])
+        let changes = try await OfflineFactExtractor().extract(from: session, summary: try await OfflineSummarizer().summarize(session), known: [])
+        let added = changes.compactMap { change -> (FactCategory, String)? in
+            if case .add(let category, let content) = change { return (category, content.text) }
+            return nil
+        }
+        let byCategory = Dictionary(grouping: added, by: \.0).mapValues { $0.map(\.1) }
+        #expect(byCategory[.goal] == ["Wants to get promoted to senior engineer this year", "Wants to run a half marathon in the spring"])
+        #expect(byCategory[.identity] == ["Values being there for their kids"])
+        #expect(byCategory[.preference] == ["Would rather have one hard conversation than weeks of tension"])
+    }
+
     @Test func aKnownFactIsRepeatedAndANewSlotValueContradictsTheOld() async throws {
         let known: [FactExtraction.Known] = [
             .init(number: 1, category: .identity, content: FactContent(text: "Works as product designer", slot: "occupation")),

@@ -1,8 +1,8 @@
 import Foundation
 
 /// The fact extractor without a model: the ``ThemeLexicon`` for recurring themes, and a few sentence shapes
-/// for the other categories ("I work as …", "I want to …", "… helps me", "my manager told me …", "… makes me
-/// anxious"). A fact already known (same theme, same slot value, or nearly the same words) is repeated rather
+/// for the other categories ("I work as …", "I want to …" in a sentence that calls it a goal, "I plan to …",
+/// "what matters most to me is …", "I'd rather …", "… helps me", "my manager told me …", "… makes me anxious"). A fact already known (same theme, same slot value, or nearly the same words) is repeated rather
 /// than added; a new value for a slot (occupation, name) contradicts the old one.
 public struct OfflineFactExtractor: FactExtractor {
     public init() {}
@@ -14,8 +14,9 @@ public struct OfflineFactExtractor: FactExtractor {
                 found.append((.theme, FactContent(text: theme.fact, theme: theme.id)))
             }
             for sentence in Text.sentences(message) {
+                let namesAGoal = Self.namesAGoal(sentence)
                 for clause in sentence.split(whereSeparator: { ",;:".contains($0) }) {
-                    found += Self.shapes(in: String(clause))
+                    found += Self.shapes(in: String(clause), namesAGoal: namesAGoal)
                 }
             }
         }
@@ -41,8 +42,15 @@ public struct OfflineFactExtractor: FactExtractor {
         return Double(a.intersection(b).count) / Double(a.union(b).count) >= 0.6
     }
 
-    /// One clause's facts, from the shapes below (matched on lowercased words).
-    static func shapes(in sentence: String) -> [(FactCategory, FactContent)] {
+    /// A sentence that calls something a goal ("…, that's my main goal"): a plain "I want to …" in it is that goal.
+    static func namesAGoal(_ sentence: String) -> Bool {
+        let words = Text.words(sentence)
+        return zip(words, words.dropFirst()).contains { ["my", "main", "biggest", "real"].contains($0) && ["goal", "goals", "priority"].contains($1) }
+    }
+
+    /// One clause's facts, from the shapes below (matched on lowercased words). `namesAGoal`: its sentence calls
+    /// something a goal.
+    static func shapes(in sentence: String, namesAGoal: Bool = false) -> [(FactCategory, FactContent)] {
         let words = Text.words(sentence)
         let line = " " + words.joined(separator: " ") + " "
         var facts: [(FactCategory, FactContent)] = []
@@ -61,7 +69,10 @@ public struct OfflineFactExtractor: FactExtractor {
         if let name = rest(after: "my name is", limit: 2) {
             facts.append((.identity, FactContent(text: "Is called \(Text.capitalizedFirst(name))", slot: "name")))
         }
-        for marker in ["my goal is to", "i want to become", "i want to get better at", "im working toward", "im working towards", "i hope to"] {
+        let goalMarkers = ["my goal is to", "my main goal is to", "my biggest goal is to", "i want to become", "i want to get better at",
+                           "im working toward", "im working towards", "i hope to", "i plan to", "im aiming to", "i am aiming to"]
+            + (namesAGoal ? ["i really want to", "i want to", "id love to", "i need to"] : [])
+        for marker in goalMarkers {
             if let goal = rest(after: marker) {
                 facts.append((.goal, FactContent(text: "Wants to \(Text.thirdPerson(marker.hasSuffix("become") ? "become " + goal : marker.hasSuffix("at") ? "get better at " + goal : goal))")))
                 break
@@ -78,6 +89,19 @@ public struct OfflineFactExtractor: FactExtractor {
         }
         if let liked = rest(after: "i prefer", limit: 8) {
             facts.append((.preference, FactContent(text: "Prefers \(Text.thirdPerson(liked))")))
+        }
+        if let rather = rest(after: "id rather", limit: 8) ?? rest(after: "i would rather", limit: 8) {
+            facts.append((.preference, FactContent(text: "Would rather \(Text.thirdPerson(rather))")))
+        }
+        if let disliked = rest(after: "i hate it when", limit: 8) ?? rest(after: "i dont like it when", limit: 8) {
+            facts.append((.preference, FactContent(text: "Dislikes it when \(Text.thirdPerson(disliked))")))
+        }
+        // Values: what the person says matters to them.
+        if let value = rest(after: "what matters most to me is") ?? rest(after: "what matters to me is") ?? rest(after: "i value") {
+            facts.append((.identity, FactContent(text: "Values \(Text.thirdPerson(value))")))
+        }
+        if let cared = rest(after: "i care deeply about") ?? rest(after: "i care most about") ?? rest(after: "i really care about") {
+            facts.append((.identity, FactContent(text: "Cares about \(Text.thirdPerson(cared))")))
         }
         for person in ["manager", "boss", "director", "partner", "wife", "husband", "mom", "mother", "dad", "father", "sister", "brother", "team"] {
             for verb in ["told me", "said"] {
