@@ -113,6 +113,7 @@ public struct Config: Sendable {
         config.llm.offlinePace = .milliseconds(try reader.integer("HEARTH_OFFLINE_PACE_MS", default: 35, range: 0...2000))
         config.llm.firstTokenTimeout = .seconds(try reader.integer("HEARTH_LLM_FIRST_TOKEN_TIMEOUT_SECONDS", default: 10, range: 1...300))
         config.llm.idleTimeout = .seconds(try reader.integer("HEARTH_LLM_IDLE_TIMEOUT_SECONDS", default: 30, range: 1...600))
+        config.llm.chainPolicy.failureBudget = .seconds(try reader.integer("HEARTH_LLM_FAILURE_BUDGET_SECONDS", default: 3, range: 1...300))
         config.jobs.workers = try reader.integer("HEARTH_JOB_WORKERS", default: config.jobs.workers, range: 0...64)
         config.jobs.pollInterval = .milliseconds(try reader.integer("HEARTH_JOB_POLL_MS", default: 1000, range: 10...60_000))
         config.memoryWriting.idleAfter = .seconds(try reader.integer("HEARTH_MEMORY_IDLE_MINUTES", default: 30, range: 1...1440) * 60)

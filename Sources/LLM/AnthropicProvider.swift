@@ -49,7 +49,7 @@ public struct AnthropicProvider: LLMProvider {
         if let apiKey = endpoint.apiKey { headers.append(("x-api-key", apiKey)) }
         // Input tokens arrive in message_start, output tokens in message_delta: report them together.
         let inputTokens = InputTokens()
-        return endpoint.stream(path: "/v1/messages", headers: headers, body: body) { event in
+        return endpoint.stream(path: "/v1/messages", headers: headers, body: body, firstEventBy: request.firstEventDeadline) { event in
             let fields = try JSONFields.read(event.data, Self.eventPaths)
             switch fields[0]?.string {
             case "message_start":

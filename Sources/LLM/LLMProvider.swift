@@ -19,6 +19,9 @@ public struct CompletionRequest: Sendable, Equatable {
     public var system: String
     public var messages: [ChatMessage]
     public var maxOutputTokens: Int
+    /// When the first event must have arrived, whatever the provider's own limit: the chain's share of its failure
+    /// budget for this attempt (``ProviderChain``). `nil`: the provider's limit alone.
+    public var firstEventDeadline: ContinuousClock.Instant?
 
     public init(system: String, messages: [ChatMessage], maxOutputTokens: Int = 700) {
         self.system = system
@@ -78,10 +81,13 @@ public struct ProviderError: Error, Sendable, Equatable, CustomStringConvertible
 
     public let kind: Kind
     public let detail: String
+    /// How long the provider asked to be left alone (a 429's `Retry-After`).
+    public let retryAfter: Duration?
 
-    public init(_ kind: Kind, _ detail: String) {
+    public init(_ kind: Kind, _ detail: String, retryAfter: Duration? = nil) {
         self.kind = kind
         self.detail = detail
+        self.retryAfter = retryAfter
     }
 
     public var isRetryable: Bool {

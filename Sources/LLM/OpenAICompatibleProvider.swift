@@ -52,7 +52,7 @@ public struct OpenAICompatibleProvider: LLMProvider {
     public func stream(_ request: CompletionRequest) -> AsyncThrowingStream<CompletionEvent, any Error> {
         let body = Self.body(model: model, request)
         let headers = endpoint.apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
-        return endpoint.stream(path: "/chat/completions", headers: headers, body: body) { event in
+        return endpoint.stream(path: "/chat/completions", headers: headers, body: body, firstEventBy: request.firstEventDeadline) { event in
             event.data == "[DONE]" ? nil : try Self.events(ofChunk: event.data)
         }
     }

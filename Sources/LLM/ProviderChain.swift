@@ -1,11 +1,14 @@
 import Foundation
 
 /// Tries providers in order — the tenant's primary, then its fallback — retrying each on retryable errors
-/// with exponential backoff and full jitter, but only until the first token: once text has reached the
-/// user, a failure is an interrupted answer, not something to silently restart.
+/// with exponential backoff and full jitter (never sooner than a 429's `Retry-After`), but only until the first
+/// token: once text has reached the user, a failure is an interrupted answer, not something to silently restart.
 ///
-/// When every provider has failed, or the failure budget (3 s by default) is spent, it gives up with
-/// ``ChainFailure/unavailable(_:)`` so the turn can answer "temporarily unavailable" promptly.
+/// The failure budget (3 s by default, NFR36) bounds the wait for a first token: each provider gets its share of
+/// what is left (half to the primary when there is a fallback), whatever its own first-event limit, and a provider
+/// that sends nothing within it is cut over to the next rather than retried. So a primary that accepts the request
+/// and then says nothing leaves time for a healthy fallback, and with every provider down the chain gives up with
+/// ``ChainFailure/unavailable(_:)`` within the budget, for the turn's "temporarily unavailable" answer.
 public struct ProviderChain: Sendable {
     public struct Policy: Sendable {
         public var attemptsPerProvider = 3
@@ -60,7 +63,7 @@ public struct ProviderChain: Sendable {
 
         public struct Iterator: AsyncIteratorProtocol {
             let chain: ProviderChain
-            let request: CompletionRequest
+            var request: CompletionRequest
             let started = ContinuousClock.now
             var provider = 0
             var attempt = 0
@@ -75,7 +78,8 @@ public struct ProviderChain: Sendable {
             init(chain: ProviderChain, request: CompletionRequest) {
                 self.chain = chain
                 self.request = request
-                current = chain.providers[0].stream(request).makeAsyncIterator()
+                self.request.firstEventDeadline = started + chain.policy.failureBudget / chain.providers.count
+                current = chain.providers[0].stream(self.request).makeAsyncIterator()
             }
 
             public mutating func next() async throws -> Event? {
@@ -109,27 +113,30 @@ public struct ProviderChain: Sendable {
                             throw ChainFailure.interrupted(failure)
                         }
                         failures.append(failure)
-                        // A failure that retrying cannot mend moves on to the next provider.
-                        try await startNextAttempt(retry: failure.isRetryable)
+                        // A failure that retrying cannot mend moves on to the next provider, and so does silence past
+                        // this provider's share of the budget: asked again, it would spend the fallback's share too.
+                        try await startNextAttempt(retry: failure.isRetryable && failure.kind != .timeout, notBefore: failure.retryAfter)
                     }
                 }
                 return nil
             }
 
-            /// The next attempt: the same provider after a backoff (`retry`, while it has attempts left and the wait
-            /// fits the budget), else the next provider at once; none within the budget (or the caller cancelled)
-            /// ends the chain as unavailable.
-            mutating func startNextAttempt(retry: Bool) async throws {
+            /// The next attempt: the same provider after a backoff (`retry`, while it has attempts left and the wait,
+            /// at least `notBefore`, fits the budget), else the next provider at once; none within the budget (or the
+            /// caller cancelled) ends the chain as unavailable. Each attempt must see its first event within its
+            /// provider's share of what is left of the budget.
+            mutating func startNextAttempt(retry: Bool, notBefore: Duration? = nil) async throws {
                 if retry, attempt + 1 < chain.policy.attemptsPerProvider {
                     attempt += 1
                 } else {
                     (provider, attempt) = (provider + 1, 0)
                 }
-                let elapsed = ContinuousClock.now - started
+                var elapsed = ContinuousClock.now - started
                 if attempt > 0 {
-                    let delay = chain.backoff(attempt: attempt)
+                    let delay = Swift.max(chain.backoff(attempt: attempt), notBefore ?? .zero)
                     if elapsed + delay < chain.policy.failureBudget {
                         try? await Task.sleep(for: delay)
+                        elapsed = ContinuousClock.now - started
                     } else {
                         (provider, attempt) = (provider + 1, 0)
                     }
@@ -139,6 +146,8 @@ public struct ProviderChain: Sendable {
                     done = true
                     throw CancellationError()
                 }
+                let left = chain.policy.failureBudget - elapsed
+                request.firstEventDeadline = .now + left / (chain.providers.count - provider)
                 current = chain.providers[provider].stream(request).makeAsyncIterator()
             }
 

@@ -16,13 +16,16 @@ struct StreamingHTTP: Sendable {
     let transport: ProviderTransport
     let timeouts: Timeouts
 
-    /// POSTs `body` to `path` under `base`.
+    /// POSTs `body` to `path` under `base`. The first event must arrive within `timeouts.firstEvent`, and by
+    /// `firstEventBy` when that is sooner (the chain's share of its failure budget).
     func stream(
         base: Result<ProviderURL, ProviderError>, path: String, headers: [(String, String)], body: Data,
+        firstEventBy: ContinuousClock.Instant?,
         decode: @escaping @Sendable (ServerSentEventDecoder.Event) throws -> [CompletionEvent]?
     ) -> AsyncThrowingStream<CompletionEvent, any Error> {
         AsyncThrowingStream { continuation in
-            let progress = NIOLockedValueBox(Progress(deadline: .now + timeouts.firstEvent))
+            let ownLimit = ContinuousClock.now + timeouts.firstEvent
+            let progress = NIOLockedValueBox(Progress(deadline: firstEventBy.map { min($0, ownLimit) } ?? ownLimit))
             // The loop this turn runs on (`any()` prefers the current one): arming and stopping the timer then
             // stays on one thread, where `next()` put half the turns' timers on the other loop, each arm and stop
             // a cross-thread wake-up.
@@ -52,7 +55,7 @@ struct StreamingHTTP: Sendable {
                             if let body = received.body { text += String(buffer: body) }
                         }
                         reusable = received.ended
-                        throw Self.error(status: response.status, body: text)
+                        throw Self.error(status: response.status, body: text, retryAfter: response.headers.first(name: "Retry-After"))
                     }
                     var decoder = ServerSentEventDecoder()
                     var finished = false
@@ -164,10 +167,11 @@ struct StreamingHTTP: Sendable {
         mutating func sawEvent(idle: Duration) { deadline = .now + idle }
     }
 
-    static func error(status: HTTPResponseStatus, body: String) -> ProviderError {
+    static func error(status: HTTPResponseStatus, body: String, retryAfter: String?) -> ProviderError {
         let detail = "HTTP \(status.code)" + (body.isEmpty ? "" : ": " + String(body.prefix(300)))
         switch status.code {
-        case 429: return ProviderError(.rateLimited, detail)
+        // Retry-After in seconds (an HTTP date is not honoured: providers send seconds).
+        case 429: return ProviderError(.rateLimited, detail, retryAfter: retryAfter.flatMap(Double.init).flatMap { $0 >= 0 && $0 < 86_400 ? .seconds($0) : nil })
         case 408: return ProviderError(.timeout, detail)
         case 500...599: return ProviderError(.unavailable, detail)
         default: return ProviderError(.rejected, detail)
@@ -198,9 +202,9 @@ struct ProviderEndpoint: Sendable {
         self.http = StreamingHTTP(transport: transport, timeouts: .init(firstEvent: firstEventTimeout, idle: idleTimeout))
     }
 
-    func stream(path: String, headers: [(String, String)], body: Data,
+    func stream(path: String, headers: [(String, String)], body: Data, firstEventBy deadline: ContinuousClock.Instant?,
                 decode: @escaping @Sendable (ServerSentEventDecoder.Event) throws -> [CompletionEvent]?) -> AsyncThrowingStream<CompletionEvent, any Error> {
-        http.stream(base: base, path: path, headers: headers, body: body, decode: decode)
+        http.stream(base: base, path: path, headers: headers, body: body, firstEventBy: deadline, decode: decode)
     }
 }
 

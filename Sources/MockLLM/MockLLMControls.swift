@@ -35,6 +35,8 @@ public struct MockKnobs: Sendable, Equatable {
 public enum MockFault: Sendable, Equatable {
     /// Answer with this HTTP status (429, 500, 503, 400, …) and an error body.
     case status(Int)
+    /// Answer 429 with `Retry-After` in seconds.
+    case rateLimited(retryAfterSeconds: Int)
     /// Send the response head, then nothing, ever.
     case stall
     /// Stream this many tokens, then drop the connection.
@@ -42,7 +44,8 @@ public enum MockFault: Sendable, Equatable {
     /// Stream this many tokens, then a chunk that is not JSON.
     case malformed(afterTokens: Int)
 
-    /// Parses the `X-Mock-Fault` header: `429`, `stall`, `disconnect:5`, `malformed:3` (`disconnect` alone: at once).
+    /// Parses the `X-Mock-Fault` header: `429`, `429:2` (with `Retry-After: 2`), `stall`, `disconnect:5`, `malformed:3`
+    /// (`disconnect` alone: at once).
     /// `nil` for anything else.
     public init?(header: String) {
         let parts = header.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
@@ -51,6 +54,7 @@ public enum MockFault: Sendable, Equatable {
         case ("stall", _) where parts.count == 1: self = .stall
         case ("disconnect", let after?): self = .disconnect(afterTokens: after)
         case ("malformed", let after?): self = .malformed(afterTokens: after)
+        case ("429", let after?) where parts.count == 2: self = .rateLimited(retryAfterSeconds: after)
         default:
             guard parts.count == 1, let code = Int(parts[0]), (400...599).contains(code) else { return nil }
             self = .status(code)

@@ -88,6 +88,11 @@ public enum MockLLMServer {
             let text = #"{"error":{"type":"mock_error","message":"mock fault \#(code)"}}"#
             return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: text)))
         }
+        if case .rateLimited(let seconds) = fault {
+            let text = #"{"error":{"type":"rate_limit_error","message":"mock fault 429"}}"#
+            return Response(status: .tooManyRequests, headers: [.contentType: "application/json", HTTPField.Name("Retry-After")!: String(seconds)],
+                            body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
         if incoming.stream != true {
             if knobs.timeToFirstToken > .zero { try await Task.sleep(for: knobs.timeToFirstToken) }
             let text = words.joined()
@@ -221,7 +226,7 @@ public enum MockLLMServer {
         var fault: MockFault?
         if let text = header("X-Mock-Fault") {
             guard let parsed = MockFault(header: text) else {
-                throw InvalidKnob(message: "X-Mock-Fault must be a status from 400 to 599, stall, disconnect:N or malformed:N.")
+                throw InvalidKnob(message: "X-Mock-Fault must be a status from 400 to 599, 429:N (Retry-After N), stall, disconnect:N or malformed:N.")
             }
             fault = parsed
         }

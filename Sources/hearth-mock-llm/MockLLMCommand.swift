@@ -7,7 +7,7 @@ struct MockLLMCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth-mock-llm",
         abstract: "A mock LLM server speaking OpenAI and Anthropic streaming APIs, for load and integration tests.",
-        discussion: "Per request, X-Mock-Tokens, X-Mock-TTFT-Ms, X-Mock-TPS, X-Mock-End-Delay-Ms and X-Mock-Fault (429, 500, 503, stall, disconnect:N, malformed:N) override the defaults."
+        discussion: "Per request, X-Mock-Tokens, X-Mock-TTFT-Ms, X-Mock-TPS, X-Mock-End-Delay-Ms and X-Mock-Fault (429, 429:N with Retry-After N, 500, 503, stall, disconnect:N, malformed:N) override the defaults."
     )
 
     @Option(help: "Address to listen on (loopback by default).") var host = "127.0.0.1"

@@ -30,6 +30,8 @@ public struct TestHearth: Sendable {
         // A mock's first token only waits on the machine, which in a full parallel run on two cores has taken
         // seconds: a 10 s limit met there would retry an answer a test expects once. Stalls are tested in LLMTests.
         config.llm.firstTokenTimeout = .seconds(60)
+        // The failure budget bounds the first token too (each provider's share of it): as long, for the same reason.
+        config.llm.chainPolicy.failureBudget = .seconds(60)
         // No background jobs unless a test asks for them (`config.jobs.workers = 1`); then they are picked up quickly.
         config.jobs.workers = 0
         config.jobs.pollInterval = .milliseconds(50)

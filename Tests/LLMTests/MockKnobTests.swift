@@ -27,9 +27,9 @@ import Testing
                 (["X-Mock-TPS": "nan"], "X-Mock-TPS must be 0 (all at once) or from 0.01 to 1000000."),
                 (["X-Mock-TPS": "1e-12"], "X-Mock-TPS must be 0 (all at once) or from 0.01 to 1000000."),
                 (["X-Mock-TPS": "-3"], "X-Mock-TPS must be 0 (all at once) or from 0.01 to 1000000."),
-                (["X-Mock-Fault": "banana"], "X-Mock-Fault must be a status from 400 to 599, stall, disconnect:N or malformed:N."),
-                (["X-Mock-Fault": "disconnect:abc"], "X-Mock-Fault must be a status from 400 to 599, stall, disconnect:N or malformed:N."),
-                (["X-Mock-Fault": "302"], "X-Mock-Fault must be a status from 400 to 599, stall, disconnect:N or malformed:N."),
+                (["X-Mock-Fault": "banana"], "X-Mock-Fault must be a status from 400 to 599, 429:N (Retry-After N), stall, disconnect:N or malformed:N."),
+                (["X-Mock-Fault": "disconnect:abc"], "X-Mock-Fault must be a status from 400 to 599, 429:N (Retry-After N), stall, disconnect:N or malformed:N."),
+                (["X-Mock-Fault": "302"], "X-Mock-Fault must be a status from 400 to 599, 429:N (Retry-After N), stall, disconnect:N or malformed:N."),
             ]
             for (headers, message) in refused {
                 let answer = try await Self.post(client, headers)
@@ -54,7 +54,8 @@ import Testing
         #expect(MockFault(header: "malformed:3") == .malformed(afterTokens: 3))
         #expect(MockFault(header: "stall") == .stall)
         #expect(MockFault(header: "503") == .status(503))
-        for junk in ["disconnect:", "disconnect:-1", "stall:2", "503:1", "", "malformed:x"] {
+        #expect(MockFault(header: "429:2") == .rateLimited(retryAfterSeconds: 2))
+        for junk in ["disconnect:", "disconnect:-1", "stall:2", "503:1", "429:", "429:-1", "", "malformed:x"] {
             #expect(MockFault(header: junk) == nil, "\(junk)")
         }
     }
