@@ -112,6 +112,11 @@ import Testing
             let garbage = try await client.call(.post, "/v1/me/subscription/verify", clientKey: key, token: person.token,
                                                 json: ["signedTransaction": "not.a.jws"])
             #expect(garbage.status == .unprocessableContent && garbage.errorCode == "signed_data_invalid")
+            var productless = fixtures.transaction(expires: expires)
+            productless.productId = nil
+            let incomplete = try await client.call(.post, "/v1/me/subscription/verify", clientKey: key, token: person.token,
+                                                   json: ["signedTransaction": try ca.sign(productless)])
+            #expect(incomplete.status == .unprocessableContent && incomplete.errorCode == "incomplete_purchase", "\(incomplete.text)")
             #expect(try await client.call(.post, "/v1/me/subscription/verify", clientKey: key, token: person.token, json: [:]).status == .badRequest)
             #expect(try await subscription(client, person)["status"] as? String == "active")
         }

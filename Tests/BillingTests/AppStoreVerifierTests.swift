@@ -1,4 +1,5 @@
 import Foundation
+import HearthPlatform
 import HearthTestSupport
 import Testing
 import X509
@@ -128,6 +129,70 @@ import X509
         #expect(await refusal { _ = try await sandboxOnly.renewalInfo(renewal) }?.reason == .invalidEnvironment)
     }
 
+    /// Apple's order: the signature and certificate chain before the payload is read (only its `signedDate` is, for
+    /// the time to validate at). A payload that is not a transaction is refused as unverified when its signature
+    /// does not hold, and as malformed only when it does.
+    @Test func theSignatureAndChainAreCheckedBeforeThePayloadIsRead() async throws {
+        let notATransaction: [String: Int64] = ["signedDate": AppStoreFixtures.millis(Date()), "productId": 5]
+        let byStranger = try AppStoreTestCA().sign(notATransaction)
+        #expect(await refusal { _ = try await verifier.transaction(byStranger) }?.reason == .verificationFailure)
+        let signed = try fixtures.ca.sign(notATransaction).split(separator: ".").map(String.init)
+        let badSignature = [signed[0], signed[1], String(try fixtures.ca.sign(["signedDate": 1]).split(separator: ".")[2])].joined(separator: ".")
+        #expect(await refusal { _ = try await verifier.transaction(badSignature) }?.reason == .verificationFailure)
+        let verifiedButMalformed = await refusal { _ = try await verifier.transaction(signed.joined(separator: ".")) }
+        #expect(verifiedButMalformed?.reason == .invalidFormat && verifiedButMalformed?.detail.contains("productId") == true,
+                "\(String(describing: verifiedButMalformed))")
+    }
+
+    /// As Apple's libraries do, a payload without `signedDate` is checked at the current time: a leaf valid for 2024
+    /// alone no longer vouches for it, while one valid today does.
+    @Test func aPayloadWithoutASignedDateIsCheckedAtTheCurrentTime() async throws {
+        var undated = fixtures.transaction(expires: Date())
+        undated.signedDate = nil
+        _ = try await verifier.transaction(try fixtures.ca.sign(undated))
+
+        let ca2024 = try AppStoreTestCA(leafValidity: Date(timeIntervalSince1970: 1_704_067_200)...Date(timeIntervalSince1970: 1_735_689_599))
+        let verifier2024 = try AppStoreSettings(bundleId: AppStoreFixtures.bundleId, appAppleId: AppStoreFixtures.appAppleId,
+                                                environments: ["Sandbox"], rootCertificates: [ca2024.rootDER]).verifier()
+        let today = ISO8601DateFormatter().string(from: Date()).prefix(10)
+        let error = await refusal { _ = try await verifier2024.transaction(try ca2024.sign(undated)) }
+        #expect(error?.reason == .verificationFailure && error?.detail.contains(today) == true, "\(String(describing: error))")
+    }
+
+    /// The bundle id and app Apple ID come before the environment, as in Apple's library: data wrong in both is
+    /// refused for its app, and a production-only tenant checks the app Apple ID whatever environment the data names.
+    @Test func theAppIdentifiersAreCheckedBeforeTheEnvironment() async throws {
+        let productionOnly = try AppStoreSettings(bundleId: AppStoreFixtures.bundleId, appAppleId: AppStoreFixtures.appAppleId,
+                                                  environments: ["Production"], rootCertificates: [fixtures.ca.rootDER]).verifier()
+        let sandboxData = fixtures  // its environment is Sandbox, which the tenant does not take
+        let otherBundle = try sandboxData.notification("TEST", transaction: nil, bundleId: "com.example.other")
+        #expect(await refusal { _ = try await productionOnly.notification(otherBundle) }?.reason == .invalidAppIdentifier)
+        let otherApp = try sandboxData.notification("TEST", transaction: nil, appAppleId: 42)
+        #expect(await refusal { _ = try await productionOnly.notification(otherApp) }?.reason == .invalidAppIdentifier)
+        let otherTransaction = try fixtures.ca.sign(sandboxData.transaction(expires: Date(), bundleId: "com.example.other"))
+        #expect(await refusal { _ = try await productionOnly.transaction(otherTransaction) }?.reason == .invalidAppIdentifier)
+        // Right app, wrong environment: now the environment.
+        let rightApp = try sandboxData.notification("TEST", transaction: nil)
+        #expect(await refusal { _ = try await productionOnly.notification(rightApp) }?.reason == .invalidEnvironment)
+    }
+
+    /// Verifying a transaction or a renewal info needs none of their fields, as in Apple's libraries; linking a
+    /// purchase that lacks what it needs is a refusal of its own, after verification.
+    @Test func aTransactionWithoutWhatLinkingNeedsVerifiesAndIsThenRefusedByName() async throws {
+        var bare = fixtures.transaction(expires: Date().addingTimeInterval(86_400))
+        (bare.productId, bare.originalTransactionId, bare.transactionId) = (nil, nil, nil)
+        let transaction = try await verifier.transaction(try fixtures.ca.sign(bare))
+        #expect(transaction.productId == nil && transaction.bundleId == AppStoreFixtures.bundleId)
+        var renewal = fixtures.renewal()
+        (renewal.originalTransactionId, renewal.productId) = (nil, nil)
+        #expect(try await verifier.renewalInfo(try fixtures.ca.sign(renewal)).originalTransactionId == nil)
+        #expect {
+            _ = try Entitlement(transaction: transaction, renewal: nil, signedAt: Date())
+        } throws: { error in
+            (error as? APIError)?.code == "incomplete_purchase" && (error as? APIError)?.message.contains("productId") == true
+        }
+    }
+
     @Test func settingsAreValidated() throws {
         #expect(throws: (any Error).self) { try AppStoreSettings(bundleId: "com.example.coach", appAppleId: nil, environments: ["Production"]).validated() }
         #expect(throws: (any Error).self) { try AppStoreSettings(bundleId: "com example", appAppleId: 1, environments: ["Sandbox"]).validated() }
@@ -145,18 +210,18 @@ import X509
         let later = now.addingTimeInterval(86_400)
         let earlier = now.addingTimeInterval(-86_400)
         let live = fixtures.transaction(expires: later)
-        func status(_ transaction: TransactionInfo, _ renewal: RenewalInfo? = nil, type: String? = nil, apple: Int? = nil) -> SubscriptionView.Status {
-            Entitlement(transaction: transaction, renewal: renewal, notificationType: type, appleStatus: apple, signedAt: now, now: now).status
+        func status(_ transaction: TransactionInfo, _ renewal: RenewalInfo? = nil, type: String? = nil, apple: Int? = nil) throws -> SubscriptionView.Status {
+            try Entitlement(transaction: transaction, renewal: renewal, notificationType: type, appleStatus: apple, signedAt: now, now: now).status
         }
-        #expect(status(live) == .active)
-        #expect(status(fixtures.transaction(expires: earlier)) == .expired)
-        #expect(status(fixtures.transaction(expires: earlier), fixtures.renewal(billingRetry: true)) == .billingRetry)
-        #expect(status(fixtures.transaction(expires: earlier), fixtures.renewal(billingRetry: true, graceEnds: later)) == .gracePeriod)
-        #expect(status(fixtures.transaction(expires: later, revoked: now)) == .refunded)
-        #expect(status(fixtures.transaction(expires: later, revoked: now, ownership: "FAMILY_SHARED")) == .revoked)
-        #expect(status(live, type: "REFUND", apple: 5) == .refunded && status(live, type: "REVOKE", apple: 5) == .revoked)
-        #expect(status(live, apple: 2) == .expired && status(live, apple: 3) == .billingRetry && status(live, apple: 4) == .gracePeriod)
-        let grace = Entitlement(transaction: live, renewal: fixtures.renewal(autoRenew: false, billingRetry: true, graceEnds: later),
+        #expect(try status(live) == .active)
+        #expect(try status(fixtures.transaction(expires: earlier)) == .expired)
+        #expect(try status(fixtures.transaction(expires: earlier), fixtures.renewal(billingRetry: true)) == .billingRetry)
+        #expect(try status(fixtures.transaction(expires: earlier), fixtures.renewal(billingRetry: true, graceEnds: later)) == .gracePeriod)
+        #expect(try status(fixtures.transaction(expires: later, revoked: now)) == .refunded)
+        #expect(try status(fixtures.transaction(expires: later, revoked: now, ownership: "FAMILY_SHARED")) == .revoked)
+        #expect(try status(live, type: "REFUND", apple: 5) == .refunded && status(live, type: "REVOKE", apple: 5) == .revoked)
+        #expect(try status(live, apple: 2) == .expired && status(live, apple: 3) == .billingRetry && status(live, apple: 4) == .gracePeriod)
+        let grace = try Entitlement(transaction: live, renewal: fixtures.renewal(autoRenew: false, billingRetry: true, graceEnds: later),
                                 appleStatus: 4, signedAt: now, now: now)
         #expect(grace.graceEndsAt != nil && grace.autoRenew == false)
     }

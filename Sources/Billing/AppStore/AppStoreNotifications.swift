@@ -43,7 +43,7 @@ public struct AppStoreNotifications: Sendable {
                 INSERT INTO appstore_notifications (tenant_id, notification_uuid, notification_type, subtype, environment, signed_at,
                                                     outcome, original_transaction_id)
                 VALUES (hearth_tenant_id(), \(notificationID), \(notification.notificationType), \(notification.subtype),
-                        \(notification.app?.environment), \(notification.signedDate.appleDate), 'ignored',
+                        \(notification.app?.environment), \(notification.signedDate?.appleDate ?? now), 'ignored',
                         \(purchase?.entitlement.originalTransactionId))
                 ON CONFLICT (tenant_id, notification_uuid) DO NOTHING
                 RETURNING true
@@ -78,8 +78,8 @@ public struct AppStoreNotifications: Sendable {
         guard let data = notification.data, let signedTransaction = data.signedTransactionInfo else { return nil }
         let (transaction, renewal) = try await verifier.purchase(signedTransaction: signedTransaction, signedRenewalInfo: data.signedRenewalInfo)
         guard transaction.isAutoRenewable else { return nil }
-        let entitlement = Entitlement(transaction: transaction, renewal: renewal, notificationType: notification.notificationType,
-                                      appleStatus: data.status, signedAt: notification.signedDate.appleDate, now: now)
+        let entitlement = try Entitlement(transaction: transaction, renewal: renewal, notificationType: notification.notificationType,
+                                      appleStatus: data.status, signedAt: notification.signedDate?.appleDate ?? now, now: now)
         return (entitlement, transaction.appAccountToken)
     }
 }

@@ -24,8 +24,8 @@ public struct AppStorePurchases: Sendable {
         guard transaction.isAutoRenewable else {
             throw APIError.validation("Only auto-renewable subscriptions entitle coaching; this is a \(transaction.type ?? "purchase").")
         }
-        let signedAt = max(transaction.signedDate, renewal?.signedDate ?? 0).appleDate
-        let entitlement = Entitlement(transaction: transaction, renewal: renewal, signedAt: signedAt, now: now)
+        let signedAt = [transaction.signedDate, renewal?.signedDate].compactMap { $0 }.max()?.appleDate ?? now
+        let entitlement = try Entitlement(transaction: transaction, renewal: renewal, signedAt: signedAt, now: now)
         return try await database.withTenant(tenantID) { [self] connection in
             _ = try await subscriptions.apply(entitlement, userID: userID, on: connection)
             return try await subscriptions.view(userID: userID, on: connection, now: now)

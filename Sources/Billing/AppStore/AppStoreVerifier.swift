@@ -5,10 +5,11 @@ import SwiftASN1
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Verifies App Store signed data the way Apple's App Store Server Library does (`SignedDataVerifier` with online
-/// checks off): a compact JWS signed ES256 whose `x5c` holds three certificates; the leaf and the intermediate
-/// must chain to a configured root under RFC 5280, valid at the payload's `signedDate`, with Apple's OIDs on the
-/// leaf (receipt signing) and the intermediate (WWDR); the signature must verify under the leaf's key; then the
-/// bundle id, app Apple ID and environment must be the tenant's. Revocation (OCSP) is not checked: it needs
+/// checks off), in its order: a compact JWS signed ES256 whose `x5c` holds three certificates; the leaf and the
+/// intermediate must chain to a configured root under RFC 5280, valid at the payload's `signedDate` (the only field
+/// read before the signature holds; now when there is none), with Apple's OIDs on the leaf (receipt signing) and the
+/// intermediate (WWDR); the signature must verify under the leaf's key; only then is the payload decoded, and the
+/// bundle id and app Apple ID, then the environment, must be the tenant's. Revocation (OCSP) is not checked: it needs
 /// Apple's servers on every verification, and Apple's library makes it optional too.
 public struct AppStoreVerifier: Sendable {
     let roots: [Certificate]
@@ -27,7 +28,9 @@ public struct AppStoreVerifier: Sendable {
         let notification = try await verified(signedPayload, as: NotificationPayload.self)
         let app = notification.app
         try check(bundleId: app?.bundleId)
-        if app?.environment == "Production" && app?.appAppleId != appAppleId {
+        // Apple's library checks the app Apple ID of a production app; a tenant may accept both environments, so
+        // here it is checked when the data says Production or the tenant takes Production data alone.
+        if (app?.environment == "Production" || environments == ["Production"]) && app?.appAppleId != appAppleId {
             throw AppStoreVerificationError(.invalidAppIdentifier, "app Apple ID \(app?.appAppleId.map(String.init) ?? "(none)") is not "
                                             + "this tenant's \(appAppleId.map(String.init) ?? "(none)")")
         }
@@ -56,8 +59,8 @@ public struct AppStoreVerifier: Sendable {
         guard let signedRenewalInfo else { return (transaction, nil) }
         let renewal = try await renewalInfo(signedRenewalInfo)
         guard renewal.originalTransactionId == transaction.originalTransactionId else {
-            throw AppStoreVerificationError(.invalidFormat, "the renewal info is about purchase \(renewal.originalTransactionId), "
-                                            + "the transaction about \(transaction.originalTransactionId)")
+            throw AppStoreVerificationError(.invalidFormat, "the renewal info is about purchase \(renewal.originalTransactionId ?? "(none)"), "
+                                            + "the transaction about \(transaction.originalTransactionId ?? "(none)")")
         }
         return (transaction, renewal)
     }
@@ -85,12 +88,6 @@ public struct AppStoreVerifier: Sendable {
         guard let header = try? JSONDecoder().decode(Header.self, from: headerBytes) else {
             throw AppStoreVerificationError(.invalidFormat, "the JWS header is not JSON")
         }
-        let payload: Payload
-        do {
-            payload = try JSONDecoder().decode(Payload.self, from: payloadBytes)
-        } catch {
-            throw AppStoreVerificationError(.invalidFormat, "the payload is not a \(Payload.self): \(Self.describe(error))")
-        }
         guard header.alg == "ES256" else {
             throw AppStoreVerificationError(.invalidFormat, "algorithm \(header.alg ?? "(none)") is not ES256")
         }
@@ -111,7 +108,8 @@ public struct AppStoreVerifier: Sendable {
             throw AppStoreVerificationError(.invalidCertificate, "x5c holds a certificate that does not parse")
         }
 
-        let signedAt = payload.signedDate.appleDate
+        // The one field read before the signature holds, as Apple's library reads it: the time to validate at.
+        let signedAt = (try? JSONDecoder().decode(Dated.self, from: payloadBytes))?.signedDate?.appleDate ?? Date()
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: signedAt)
             AppStoreOIDPolicy()
@@ -136,12 +134,20 @@ public struct AppStoreVerifier: Sendable {
               key.isValidSignature(ecdsa, for: Data("\(parts[0]).\(parts[1])".utf8)) else {
             throw AppStoreVerificationError(.verificationFailure, "the signature does not verify under the leaf certificate's key")
         }
-        return payload
+        do {
+            return try JSONDecoder().decode(Payload.self, from: payloadBytes)
+        } catch {
+            throw AppStoreVerificationError(.invalidFormat, "the payload is not a \(Payload.self): \(Self.describe(error))")
+        }
     }
 
     private struct Header: Decodable {
         let alg: String?
         let x5c: [String]?
+    }
+
+    private struct Dated: Decodable {
+        let signedDate: Int64?
     }
 
     private static func describe(_ error: any Error) -> String {

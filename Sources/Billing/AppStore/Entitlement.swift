@@ -1,4 +1,5 @@
 import Foundation
+import HearthPlatform
 
 /// A person's subscription as verified App Store data describes it: what `SubscriptionStore.apply` writes into
 /// `subscriptions`. Derived from the transaction (what was bought, until when, whether it was taken back), the
@@ -19,8 +20,13 @@ public struct Entitlement: Sendable, Equatable {
     ///     the purchase was taken back.
     ///   - appleStatus: The notification's `data.status` (1 active, 2 expired, 3 billing retry, 4 grace period,
     ///     5 revoked), Apple's own reading at signing time; derived from the data when absent (the app's call).
+    /// - Throws: ``Entitlement/incomplete(_:)`` when verified data lacks what linking a purchase needs (its product,
+    ///   its original transaction, its environment): Apple's libraries verify such data, so the refusal is Hearth's own.
     public init(transaction: TransactionInfo, renewal: RenewalInfo?, notificationType: String? = nil, appleStatus: Int? = nil,
-                signedAt: Date, now: Date = Date()) {
+                signedAt: Date, now: Date = Date()) throws {
+        guard let productId = transaction.productId else { throw Self.incomplete("productId") }
+        guard let originalTransactionId = transaction.originalTransactionId else { throw Self.incomplete("originalTransactionId") }
+        guard let environment = transaction.environment else { throw Self.incomplete("environment") }
         let graceEndsAt = renewal?.gracePeriodExpiresDate?.appleDate
         let expiresAt = transaction.expiresDate?.appleDate
         let takenBack: SubscriptionView.Status = transaction.inAppOwnershipType == "FAMILY_SHARED" ? .revoked : .refunded
@@ -40,12 +46,17 @@ public struct Entitlement: Sendable, Equatable {
                 (expiresAt.map { $0 > now } ?? false) ? .active : .expired
             }
         }
-        self.productId = transaction.productId
-        self.originalTransactionId = transaction.originalTransactionId
+        self.productId = productId
+        self.originalTransactionId = originalTransactionId
         self.expiresAt = expiresAt
         self.graceEndsAt = status == .gracePeriod ? graceEndsAt : nil
         self.autoRenew = renewal?.autoRenewStatus.map { $0 == 1 }
-        self.environment = transaction.environment
+        self.environment = environment
         self.signedAt = signedAt
+    }
+
+    /// The refusal of a verified purchase that cannot be linked: 422 `incomplete_purchase`, naming the field.
+    static func incomplete(_ field: String) -> APIError {
+        APIError(.unprocessableContent, code: "incomplete_purchase", message: "The verified transaction has no \(field); a purchase needs one to be linked.")
     }
 }

@@ -2,10 +2,12 @@ import Foundation
 
 /// The App Store's signed payloads, decoded after verification (``AppStoreVerifier``), with the fields Hearth
 /// reads under Apple's own names (App Store Server API and Notifications V2). Dates are milliseconds since 1970,
-/// as Apple sends them. Encodable so `hearth appstore verify` can print what it verified.
+/// as Apple sends them. Encodable so `hearth appstore verify` can print what it verified. A transaction's or a
+/// renewal info's fields are optional, as in Apple's libraries: verifying one requires none of them; what a
+/// purchase needs to be linked is asked for afterwards (``Entitlement``).
 public protocol SignedPayload: Codable, Sendable {
-    /// When the App Store signed it: the time the certificate chain is validated at.
-    var signedDate: Int64 { get }
+    /// When the App Store signed it: the time the certificate chain is validated at (now, when absent).
+    var signedDate: Int64? { get }
 }
 
 /// `responseBodyV2DecodedPayload`: an App Store Server Notification V2.
@@ -42,7 +44,7 @@ public struct NotificationPayload: SignedPayload, Equatable {
     public var subtype: String?
     public var notificationUUID: String
     public var version: String?
-    public var signedDate: Int64
+    public var signedDate: Int64?
     public var data: AppData?
     public var summary: AppIdentity?
     public var appData: AppIdentity?
@@ -65,10 +67,10 @@ public struct NotificationPayload: SignedPayload, Equatable {
 
 /// `JWSTransactionDecodedPayload`: one purchase or renewal of an auto-renewable subscription.
 public struct TransactionInfo: SignedPayload, Equatable {
-    public var transactionId: String
-    public var originalTransactionId: String
-    public var bundleId: String
-    public var productId: String
+    public var transactionId: String?
+    public var originalTransactionId: String?
+    public var bundleId: String?
+    public var productId: String?
     public var purchaseDate: Int64?
     public var expiresDate: Int64?
     public var type: String?
@@ -78,8 +80,8 @@ public struct TransactionInfo: SignedPayload, Equatable {
     public var inAppOwnershipType: String?
     public var revocationDate: Int64?
     public var revocationReason: Int?
-    public var environment: String
-    public var signedDate: Int64
+    public var environment: String?
+    public var signedDate: Int64?
 
     /// Only auto-renewable subscriptions entitle coaching (a payload without a type is taken as one).
     var isAutoRenewable: Bool { type == nil || type == "Auto-Renewable Subscription" }
@@ -105,7 +107,7 @@ public struct TransactionInfo: SignedPayload, Equatable {
 
 /// `JWSRenewalInfoDecodedPayload`: what happens at the end of the current period.
 public struct RenewalInfo: SignedPayload, Equatable {
-    public var originalTransactionId: String
+    public var originalTransactionId: String?
     public var productId: String?
     public var autoRenewProductId: String?
     /// 1 on, 0 off.
@@ -114,8 +116,8 @@ public struct RenewalInfo: SignedPayload, Equatable {
     public var isInBillingRetryPeriod: Bool?
     public var gracePeriodExpiresDate: Int64?
     public var renewalDate: Int64?
-    public var environment: String
-    public var signedDate: Int64
+    public var environment: String?
+    public var signedDate: Int64?
 
     public init(originalTransactionId: String, productId: String?, autoRenewStatus: Int?, isInBillingRetryPeriod: Bool? = nil,
                 gracePeriodExpiresDate: Int64? = nil, environment: String, signedDate: Int64) {
