@@ -15,6 +15,14 @@ import Testing
         return Transcript(domain: domain, messages: messages)
     }
 
+    /// The facts a set of changes adds, in order.
+    static func added(_ changes: [FactExtraction.Change]) -> [(FactCategory, FactContent)] {
+        changes.compactMap { change in
+            if case .add(let category, let content) = change { return (category, content) }
+            return nil
+        }
+    }
+
     static let priya = transcript([
         "My manager just told me I lack strategic thinking and I'm stung.",
         "In the planning meeting I stayed quiet even though I disagreed with the roadmap.",
@@ -49,10 +57,7 @@ import Testing
         ])
         let summary = try await OfflineSummarizer().summarize(session)
         let changes = try await OfflineFactExtractor().extract(from: session, summary: summary, known: [])
-        let added = changes.compactMap { change -> (FactCategory, FactContent)? in
-            if case .add(let category, let content) = change { return (category, content) }
-            return nil
-        }
+        let added = Self.added(changes)
         #expect(added.count == changes.count)
         let byCategory = Dictionary(grouping: added, by: \.0).mapValues { $0.map(\.1.text) }
         #expect(byCategory[.theme] == ["Stays silent when they disagree with a direction"])
@@ -75,11 +80,7 @@ import Testing
             "I plan to run a half marathon in the spring.",
         ])
         let changes = try await OfflineFactExtractor().extract(from: session, summary: try await OfflineSummarizer().summarize(session), known: [])
-        let added = changes.compactMap { change -> (FactCategory, String)? in
-            if case .add(let category, let content) = change { return (category, content.text) }
-            return nil
-        }
-        let byCategory = Dictionary(grouping: added, by: \.0).mapValues { $0.map(\.1) }
+        let byCategory = Dictionary(grouping: Self.added(changes), by: \.0).mapValues { $0.map(\.1.text) }
         #expect(byCategory[.goal] == ["Wants to get promoted to senior engineer this year", "Wants to run a half marathon in the spring"])
         #expect(byCategory[.identity] == ["Values being there for their kids"])
         #expect(byCategory[.preference] == ["Would rather have one hard conversation than weeks of tension"])
