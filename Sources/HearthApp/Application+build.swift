@@ -69,7 +69,7 @@ public func buildApplication(
     let providers = ProviderFactory(transport: providerHTTP.transport, options: config.llm)
     // The domain files must parse: a server that cannot give new tenants their domains should not start.
     let domains = CoachingDomains(database: database, defaults: try DomainFiles.load(config.domainFiles.path))
-    let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers, domains: domains)
+    let turn = ChatTurn(database: database, keyRing: keyRing, factory: providers, domains: domains, leases: config.answerLeases)
     let safetySettings = SafetySettings(database: database)
     SafetyController(settings: safetySettings).addRoutes(to: api)
     DomainsController(domains: domains).addRoutes(to: api)
@@ -90,14 +90,14 @@ public func buildApplication(
     configureRouter?(router)
     router.answerOtherMethods(under: ["/v1/", "/operator/v1/", "/webhooks/"])
 
-    var services: [any Service] = [postgres, providerHTTP]
+    var services: [any Service] = [postgres, providerHTTP, turn.checkpoints]
     services.append(DomainFileWatcher(domains: domains, tenants: tenants, directory: config.domainFiles,
                                       interval: config.domainsPollInterval, logger: logger))
     if config.jobs.workers > 0 {
         let writer = MemoryWriter(database: database, keyRing: keyRing, transcripts: conversations,
                                   models: MemoryModelSource(database: database, factory: providers), options: config.memoryWriting)
         services.append(JobRunner(store: JobStore(client: postgres, logger: logger),
-                                  handlers: [AbandonedAnswers.job(database: database), EndedRateWindows.job(database: database),
+                                  handlers: [AbandonedAnswers.job(database: database, leases: config.answerLeases), EndedRateWindows.job(database: database),
                                              EndedLoginWindows.job(window: config.accounts.loginThrottle.window, database: database)]
                                       + MemoryJobs.handlers(writer: writer),
                                   schedules: [AbandonedAnswers.schedule, EndedRateWindows.schedule, EndedLoginWindows.schedule]

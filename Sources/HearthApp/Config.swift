@@ -35,6 +35,8 @@ public struct Config: Sendable {
     /// Operator sign-in: lockout, idle timeout, session lifetime.
     public var operatorSessions = OperatorSessions.Policy()
     public var llm = ProviderFactory.Options()
+    /// How long an answer lives on its instance's renewals, and how often its text is stored while it streams.
+    public var answerLeases = AnswerLeases()
     /// Background jobs on this instance; zero workers runs none here (other instances still do).
     public var jobs = JobRunner.Options()
     /// When sessions end for want of activity.
@@ -114,6 +116,7 @@ public struct Config: Sendable {
         config.llm.firstTokenTimeout = .seconds(try reader.integer("HEARTH_LLM_FIRST_TOKEN_TIMEOUT_SECONDS", default: 10, range: 1...300))
         config.llm.idleTimeout = .seconds(try reader.integer("HEARTH_LLM_IDLE_TIMEOUT_SECONDS", default: 30, range: 1...600))
         config.llm.chainPolicy.failureBudget = .seconds(try reader.integer("HEARTH_LLM_FAILURE_BUDGET_SECONDS", default: 3, range: 1...300))
+        config.answerLeases.lifetime = .seconds(try reader.integer("HEARTH_ANSWER_LEASE_SECONDS", default: 20, range: 2...600))
         config.jobs.workers = try reader.integer("HEARTH_JOB_WORKERS", default: config.jobs.workers, range: 0...64)
         config.jobs.pollInterval = .milliseconds(try reader.integer("HEARTH_JOB_POLL_MS", default: 1000, range: 10...60_000))
         config.memoryWriting.idleAfter = .seconds(try reader.integer("HEARTH_MEMORY_IDLE_MINUTES", default: 30, range: 1...1440) * 60)

@@ -31,46 +31,59 @@ struct MessageStore: Sendable {
 
     private static func context(_ id: UUID) -> String { "messages.content:\(id.uuidString.lowercased())" }
 
-    /// An answer still `streaming` after this long has lost its server (it crashed or was killed): no
-    /// generation runs that long, given the providers' timeouts. It may then be retried.
-    static let abandonedAfterSeconds = 300
-
     /// What marking an answer for regeneration found.
     enum Restart {
         /// Marked: the question it answers and the crisis that question showed, if any.
         case restarted(replyTo: UUID?, crisis: CrisisKind?)
-        /// The answer is complete, or still streaming and not yet abandoned.
-        case notRetryable
+        /// The answer is complete, or still streaming on a live server (`retryAfter`: the seconds until it would have
+        /// lost it).
+        case notRetryable(retryAfter: Int?)
         /// No such answer in the person's thread.
         case noAnswer
     }
 
-    /// Marks a stored interrupted, failed or abandoned answer as being regenerated, in one statement that also
-    /// tells an answer that is not retryable from one that does not exist.
-    func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> Restart {
+    /// Marks a stored interrupted, failed or abandoned answer (its server gone: migration 0042) as being regenerated,
+    /// in one statement that also tells an answer that is not retryable from one that does not exist.
+    func restart(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, leases: AnswerLeases,
+                 on connection: PostgresConnection) async throws -> Restart {
         let sealed = try Self.seal("", id: id, key: key)
         let rows = try await connection.query(
             """
             WITH answer AS (
-                SELECT id FROM messages WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID) AND role = 'assistant'
+                SELECT id, status, streaming_since, alive_until FROM messages
+                WHERE id = \(id) AND thread_id = \(threadID) AND user_id = \(userID) AND role = 'assistant'
             ), restarted AS (
-                UPDATE messages SET status = 'streaming', streaming_since = now(), content_ciphertext = \(sealed), provider = NULL,
-                                    model = NULL, completed_at = NULL
+                UPDATE messages SET status = 'streaming', streaming_since = now(), alive_until = NULL, content_ciphertext = \(sealed),
+                                    provider = NULL, model = NULL, completed_at = NULL
                 WHERE id IN (SELECT id FROM answer)
                   AND (status IN ('interrupted', 'failed')
-                       OR (status = 'streaming' AND streaming_since < now() - make_interval(secs => \(Self.abandonedAfterSeconds))))
+                       OR (status = 'streaming' AND hearth_answer_abandoned(streaming_since, alive_until, \(leases.lifetimeSeconds))))
                 RETURNING reply_to, crisis_kind
             )
-            SELECT true, reply_to, crisis_kind FROM restarted
+            SELECT true, reply_to, crisis_kind, NULL::bigint FROM restarted
             UNION ALL
-            SELECT false, NULL::uuid, NULL::text FROM answer WHERE NOT EXISTS (SELECT 1 FROM restarted)
+            SELECT false, NULL::uuid, NULL::text,
+                   CASE WHEN status = 'streaming' THEN hearth_answer_seconds_left(streaming_since, alive_until, \(leases.lifetimeSeconds)) END
+            FROM answer WHERE NOT EXISTS (SELECT 1 FROM restarted)
             """,
             logger: logger
         )
-        for try await (marked, replyTo, crisis) in rows.decode((Bool, UUID?, String?).self) {
-            return marked ? .restarted(replyTo: replyTo, crisis: crisis.flatMap(CrisisKind.init(rawValue:))) : .notRetryable
+        for try await (marked, replyTo, crisis, left) in rows.decode((Bool, UUID?, String?, Int64?).self) {
+            return marked ? .restarted(replyTo: replyTo, crisis: crisis.flatMap(CrisisKind.init(rawValue:))) : .notRetryable(retryAfter: left.map(Int.init))
         }
         return .noAnswer
+    }
+
+    /// An answer streaming on no server of this one's: interrupted now when its server is gone (`nil`), otherwise the
+    /// seconds until it would be. Also `nil` when it is no longer streaming (read it again).
+    func interruptIfAbandoned(_ id: UUID, tenantID: UUID, leases: AnswerLeases, on connection: PostgresConnection) async throws -> Int? {
+        let rows = try await connection.query(
+            "SELECT hearth_answer_interrupt_if_abandoned(\(tenantID), \(id), \(leases.lifetimeSeconds))", logger: logger
+        )
+        for try await left in rows.decode(Int64?.self) {
+            return left.flatMap { $0 > 0 ? Int($0) : nil }
+        }
+        return nil
     }
 
     func message(_ id: UUID, threadID: UUID, userID: UUID, key: SymmetricKey, on connection: PostgresConnection) async throws -> MessageView? {

@@ -38,6 +38,8 @@ public struct ChatTurn: Sendable {
     let domains: CoachingDomains
     let safety = TurnSafety()
     let safetySettings: SafetySettings
+    /// Keeps the answers streaming here alive in the database, with their text so far: a service of the application.
+    public let checkpoints: AnswerCheckpoints
     let logger: Logger
 
     /// Earlier messages read for the prompt: the short-term tier keeps the last 10 (within its token budget); a
@@ -46,7 +48,7 @@ public struct ChatTurn: Sendable {
     static let unavailableAnswer =
         "I'm sorry — I can't answer right now because the coaching service is temporarily unavailable. Please try again in a moment."
 
-    public init(database: Database, keyRing: KeyRing, factory: ProviderFactory, domains: CoachingDomains) {
+    public init(database: Database, keyRing: KeyRing, factory: ProviderFactory, domains: CoachingDomains, leases: AnswerLeases = .init()) {
         self.database = database
         let keys = UserDataKeys(keyRing: keyRing, logger: database.logger)
         self.store = TurnStore(client: database.client, keys: keys, logger: database.logger)
@@ -56,6 +58,7 @@ public struct ChatTurn: Sendable {
         self.insights = InsightRecorder(database: database)
         self.domains = domains
         self.safetySettings = SafetySettings(database: database)
+        self.checkpoints = AnswerCheckpoints(leases: leases, database: database)
         self.logger = database.logger
     }
 
@@ -133,13 +136,18 @@ public struct ChatTurn: Sendable {
         // The answer being regenerated is the lease, as for a send.
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: assistantMessageID,
                                         lease: assistantMessageID)
+        // A lease of that id already held is the live server's that generates the answer: not this retry's to release.
+        var leaseTaken = true
         do {
             let restarted = try await database.withTenant(tenant.id) { [self] connection in
-                try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key, on: connection)
+                try await messages.restart(assistantMessageID, threadID: threadID, userID: identity.userID, key: context.key,
+                                           leases: checkpoints.leases, on: connection)
             }
             guard case .restarted(let replyTo?, let crisis) = restarted else {
-                if case .noAnswer = restarted { throw APIError.notFound("No such message.") }
-                throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.")
+                guard case .notRetryable(let retryAfter) = restarted else { throw APIError.notFound("No such message.") }
+                // With `retryAfter` when a live server is generating it: retryable then if that server is gone.
+                leaseTaken = retryAfter == nil
+                throw APIError.conflict("not_retryable", "Only an interrupted, failed or abandoned answer can be retried.", retryAfter: retryAfter)
             }
             // The question being answered again is the newest message before the answer.
             var history = try context.conversation()
@@ -157,7 +165,7 @@ public struct ChatTurn: Sendable {
                          message: question, plan: plan, recollection: recollection, route: nil, tenant: tenant,
                          identity: identity, threadID: threadID)
         } catch {
-            await store.releaseLease(assistantMessageID, tenantID: tenant.id)
+            if leaseTaken { await store.releaseLease(assistantMessageID, tenantID: tenant.id) }
             throw error
         }
     }
@@ -183,6 +191,14 @@ public struct ChatTurn: Sendable {
 
     func inFlight(_ assistantMessageID: UUID) -> Generation? {
         registry.find(assistantMessageID)
+    }
+
+    /// For an answer stored as streaming that is not in flight here: marks it interrupted if its server is gone
+    /// (`nil`: read it again), otherwise the seconds until that server would have lost it.
+    func interruptIfAbandoned(_ assistantMessageID: UUID, tenantID: UUID) async throws -> Int? {
+        try await database.withTenant(tenantID) { [self] connection in
+            try await messages.interruptIfAbandoned(assistantMessageID, tenantID: tenantID, leases: checkpoints.leases, on: connection)
+        }
     }
 
     /// The `crisis` event for a stored answer being replayed: the same announcement its live stream made, with
@@ -266,6 +282,7 @@ public struct ChatTurn: Sendable {
                        recollection: Recollection, route: String?, tenant: Tenant, identity: Identity, threadID: UUID) -> Generation {
         let generation = Generation(threadID: threadID, userMessageID: exchange.userMessageID, assistantMessageID: exchange.assistantMessageID)
         registry.add(generation)
+        let checkpoint = checkpoints.open(tenantID: tenant.id, userID: identity.userID, id: exchange.assistantMessageID, key: context.key)
         let (request, _) = request(context, history: history, message: message, plan: plan, recollection: recollection)
         // Nearing their monthly budget, the person is answered by the tenant's economy model.
         let chain = factory.chain(for: context.providers, economyModel: context.admission?.economyModel)
@@ -274,15 +291,16 @@ public struct ChatTurn: Sendable {
         // Not a child of the request: a client that disconnects must not cancel the answer. It runs where the
         // request does, on its connection's event loop (EventLoopExecutors).
         Task(executorPreference: EventLoopTaskExecutor.current) { [self] in
-            await run(generation, request: request, recollection: recollection, crisis: crisis, chain: chain, route: route,
-                      tenant: tenant, identity: identity, key: context.key)
+            await run(generation, checkpoint: checkpoint, request: request, recollection: recollection, crisis: crisis, chain: chain,
+                      route: route, tenant: tenant, identity: identity, key: context.key)
+            checkpoints.close(checkpoint)
             registry.remove(exchange.assistantMessageID)
         }
         return generation
     }
 
     private func run(
-        _ generation: Generation, request: CompletionRequest, recollection: Recollection, crisis: CrisisEvent?, chain: ProviderChain,
+        _ generation: Generation, checkpoint: AnswerCheckpoints.Answer, request: CompletionRequest, recollection: Recollection, crisis: CrisisEvent?, chain: ProviderChain,
         route: String?, tenant: Tenant, identity: Identity, key: SymmetricKey
     ) async {
         let started = ContinuousClock.now
@@ -319,6 +337,7 @@ public struct ChatTurn: Sendable {
                     firstToken = ContinuousClock.now - started
                 case .delta(let delta):
                     text += delta
+                    checkpoint.append(delta)
                     await generation.emit("delta", DeltaEvent(text: delta))
                     // Leaving the loop ends the provider's stream: nothing more of a redirected answer is wanted.
                     if review.check(&text, final: false) { break streaming }

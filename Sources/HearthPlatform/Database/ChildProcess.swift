@@ -51,6 +51,17 @@ public enum ChildProcess {
         }
     }
 
+    /// Starts `arguments` in the background, its output appended to `logPath` and its input empty; returns its pid,
+    /// for ``wait(_:)`` or a signal.
+    public static func start(_ arguments: [String], in directory: String, environment: [String: String], logPath: String) throws -> pid_t {
+        let outputFD = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard outputFD >= 0 else { throw Failure(description: "cannot open \(logPath)") }
+        defer { close(outputFD) }
+        let inputFD = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { close(inputFD) }
+        return try spawn(arguments, in: directory, stdin: inputFD, stdout: outputFD, environment: environment)
+    }
+
     /// Starts `arguments` with its standard input reading from a new pipe; returns the child and the pipe's
     /// write end (close-on-exec, so no other child inherits it). Closing it sends the child end-of-file.
     static func startWithInputPipe(_ arguments: [String], in directory: String) throws -> (pid: pid_t, input: Int32) {

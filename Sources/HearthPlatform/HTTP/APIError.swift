@@ -35,8 +35,9 @@ public struct APIError: Error, HTTPResponseError, Sendable, Equatable {
         APIError(.notFound, code: "not_found", message: message)
     }
 
-    public static func conflict(_ code: String, _ message: String) -> APIError {
-        APIError(.conflict, code: code, message: message)
+    /// `retryAfter`: when the conflict will have ended, if that is known.
+    public static func conflict(_ code: String, _ message: String, retryAfter seconds: Int? = nil) -> APIError {
+        APIError(.conflict, code: code, message: message, headers: seconds.map { [.retryAfter: String(max(1, $0))] } ?? [:])
     }
 
     public static func tooManyRequests(_ code: String, _ message: String, retryAfter seconds: Int) -> APIError {
