@@ -21,7 +21,8 @@ public struct CrisisEvaluation {
         var perKind: [CrisisKind: (found: Int, total: Int)] = [:]
         var errors: [String] = []
         for example in examples {
-            let assessment = timings.measure { detector.assess(example.text) }
+            // Read as a message opening its conversation: the sets have none.
+            let assessment = timings.measure { detector.assess(example.text, conversation: []) }
             if example.crisis {
                 if assessment.isCrisis {
                     truePositives += 1

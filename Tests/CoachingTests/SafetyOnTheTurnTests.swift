@@ -51,6 +51,35 @@ import Testing
         #expect(try await hearth.adminCount("crisis_events") == 0)
     }
 
+    /// A relapse cue that does not name its act is read with the thread (issue 39): in a career conversation about a
+    /// manager, "did it again" is the manager's, not a relapse; and a message too short to say what it is about
+    /// raises nothing alone.
+    @Test func aCueThatHangsOnTheConversationIsReadWithTheThread() async throws {
+        let hearth = try await TestHearth.make()
+        let (_, key) = try await hearth.createTenant()
+        try await hearth.test { client in
+            let coachee = try await Coachee.make(client, key: key, domain: "career")
+            for content in ["My manager keeps presenting my work as his own in meetings.",
+                            "How do I talk to him about credit without sounding petty?",
+                            "My manager did it again today in the standup."] {
+                let (_, events) = try await coachee.sse.events(.POST, coachee.messagesPath, json: ["content": content])
+                #expect(!events.names.contains("crisis"), "\(content)")
+                #expect(events.names.last == "done")
+            }
+            let probe = try await Coachee.make(client, key: key)
+            let (_, events) = try await probe.sse.events(.POST, probe.messagesPath, json: ["content": "fault test none"])
+            #expect(!events.names.contains("crisis"))
+            // The same words in a thread about cutting are a relapse.
+            let other = try await Coachee.make(client, key: key)
+            for content in ["I've been cutting my arms when it gets bad at home.", "I did it again."] {
+                let (_, events) = try await other.sse.events(.POST, other.messagesPath, json: ["content": content])
+                #expect(events.names.contains("crisis"), "\(content)")
+            }
+        }
+        #expect(try await hearth.adminCount("crisis_events") == 2)
+        #expect(try await hearth.adminCount("threads WHERE crisis_at IS NOT NULL") == 1)
+    }
+
     @Test func theTenantsOwnResourcesForThePersonsLocaleAreSent() async throws {
         let hearth = try await TestHearth.make()
         let (tenant, key) = try await hearth.createTenant()

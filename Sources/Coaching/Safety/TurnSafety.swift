@@ -34,6 +34,17 @@ struct TurnSafety: Sendable {
                                   crisisSupport: crisis.isCrisis || recentCrisis)
     }
 
+    /// What a message whose crisis reading hangs on the conversation is read after
+    /// (``CrisisDetector/reassess(_:alone:conversation:)``), oldest first: the person's last three messages in the
+    /// thread and the summaries of this session so far; in a thread with none, their last session's summary.
+    static func conversation(_ context: TurnStore.Context) throws -> [String] {
+        let said = try context.conversation().filter { $0.role == .user }.suffix(3).map(\.content)
+        let summaries = context.memory.summaries
+        let partials = summaries.filter { $0.kind == .partial }.map(\.summary.text)
+        guard said.isEmpty, partials.isEmpty else { return partials + said }
+        return summaries.first { $0.kind == .session }.map { [$0.summary.text] } ?? []
+    }
+
     /// The resources for the event: the tenant's own for the locale (as stored, `nil` when it has none), else
     /// Hearth's built-in list for it.
     static func resources(stored: Data?, locale: String?) -> [CrisisResource] {

@@ -101,8 +101,8 @@ struct TurnStore: Sendable {
     /// (`hearth_turn_send_context`, migration 0036; decision 0023): the history leaves the question out even if
     /// that statement committed first. `nil` when the user has no such thread. It checks nothing and writes nothing:
     /// only a send that `begin` stored uses it. `key`: the user's data key, which the caller already holds.
-    func sendContext(_ send: Send, tenantID: UUID, userID: UUID, threadID: UUID, historyLimit: Int, key: SymmetricKey) async throws -> Context? {
-        let statement = TurnStatements.SendContext(tenantID: tenantID, userID: userID, threadID: threadID, question: send.question,
+    func sendContext(question: UUID, tenantID: UUID, userID: UUID, threadID: UUID, historyLimit: Int, key: SymmetricKey) async throws -> Context? {
+        let statement = TurnStatements.SendContext(tenantID: tenantID, userID: userID, threadID: threadID, question: question,
                                                    historyLimit: historyLimit)
         var read = ContextRows(keys: keys, userID: userID, threadID: threadID)
         read.key = key

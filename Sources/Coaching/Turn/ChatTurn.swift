@@ -67,17 +67,28 @@ public struct ChatTurn: Sendable {
     /// answer's `RateLimit` fields.
     func send(tenant: Tenant, identity: Identity, threadID: UUID, content: String, idempotencyKey: String?,
               locale: String?) async throws -> (start: Start, limit: RateLimit?) {
-        // The message alone decides whether it shows a crisis, so the check runs before the statement that stores
-        // it with the check's finding; the router, which needs the thread, runs after.
-        let question = TurnStore.Send(question: RandomBytes.timeOrderedUUID(), content: content, idempotencyKey: idempotencyKey,
-                                      answer: RandomBytes.timeOrderedUUID(), crisis: safety.detector.assess(content),
-                                      locales: CrisisResources.candidates(for: locale))
+        // The crisis check runs before the statement that stores the message with its finding; the router, which
+        // needs the thread, runs after.
+        let questionID = RandomBytes.timeOrderedUUID()
+        var crisis = safety.detector.assess(content)
         // A session that is not live is refused by the statement; without a key there is no account to have one.
         guard let key = try await dataKeys.key(tenantID: tenant.id, userID: identity.userID) else { throw APIError.sessionRevoked }
+        // A message flagged by words that hang on the conversation (rare: no cue, and too short to say what it is
+        // about, or an "it" it does not name) is read again after it, so its context is read first. Every other send
+        // reads its context beside the statement (below).
+        var early: TurnStore.Context?? = nil
+        if crisis.readsConversation {
+            let context = try await store.sendContext(question: questionID, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
+                                                      historyLimit: Self.historyLimit, key: key)
+            early = .some(context)
+            crisis = safety.detector.reassess(content, alone: crisis, conversation: try context.map(TurnSafety.conversation) ?? [])
+        }
+        let question = TurnStore.Send(question: questionID, content: content, idempotencyKey: idempotencyKey,
+                                      answer: RandomBytes.timeOrderedUUID(), crisis: crisis, locales: CrisisResources.candidates(for: locale))
         // The context is read on a connection of its own while the statement below commits the question, and the
         // history is opened and the message routed meanwhile (decision 0023): the provider waits for the longer of
         // the two, not for both. A send the statement refuses leaves this unused (cancelled with the scope).
-        async let prepared = prepare(question, tenantID: tenant.id, userID: identity.userID, threadID: threadID, key: key)
+        async let prepared = prepare(question, read: early, tenantID: tenant.id, userID: identity.userID, threadID: threadID, key: key)
         let (begun, limit) = try await store.begin(question, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
                                                    session: identity.sessionID, key: key)
         switch begun {
@@ -174,7 +185,8 @@ public struct ChatTurn: Sendable {
     func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String, locale: String?) async throws -> PromptPreview {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: nil)
         let history = try context.conversation()
-        let classification = try await classify(content, crisis: safety.detector.assess(content), context: context, history: history,
+        let crisis = safety.detector.assess(content, conversation: try TurnSafety.conversation(context))
+        let classification = try await classify(content, crisis: crisis, context: context, history: history,
                                                 tenantID: tenant.id)
         let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)
         let recollection = recollect(content, plan: plan, context: context, insights: true)
@@ -220,12 +232,15 @@ public struct ChatTurn: Sendable {
         try await safetySettings.view(tenantID: tenantID, locale: locale).crisisResources
     }
 
-    /// What a send reads and works out before its provider is called, beside its statement: the context, the opened
-    /// history and the message's route. `nil` when the thread is not the person's.
-    private func prepare(_ send: TurnStore.Send, tenantID: UUID, userID: UUID, threadID: UUID,
+    /// What a send reads and works out before its provider is called, beside its statement: the context (unless
+    /// `read` already), the opened history and the message's route. `nil` when the thread is not the person's.
+    private func prepare(_ send: TurnStore.Send, read: TurnStore.Context??, tenantID: UUID, userID: UUID, threadID: UUID,
                          key: SymmetricKey) async throws -> (TurnStore.Context, [ChatMessage], TurnClassification)? {
-        guard let context = try await store.sendContext(send, tenantID: tenantID, userID: userID, threadID: threadID,
-                                                        historyLimit: Self.historyLimit, key: key) else { return nil }
+        let read = if let read { read } else {
+            try await store.sendContext(question: send.question, tenantID: tenantID, userID: userID, threadID: threadID,
+                                        historyLimit: Self.historyLimit, key: key)
+        }
+        guard let context = read else { return nil }
         let history = try context.conversation()
         let classification = try await classify(send.content, crisis: send.crisis, context: context, history: history, tenantID: tenantID)
         return (context, history, classification)

@@ -34,13 +34,18 @@ public struct CrisisAssessment: Sendable {
     public let score: Double
     public let isCrisis: Bool
     public let signals: [Signal]
+    /// Flagged by words whose meaning hangs on the conversation around them (``ConversationReading``): to be read
+    /// again with it (``CrisisDetector/reassess(_:alone:conversation:)``).
+    public let readsConversation: Bool
     private let explain: @Sendable () -> [String]
 
-    init(kind: CrisisKind?, score: Double, isCrisis: Bool, signals: [Signal], evidence: @escaping @Sendable () -> [String]) {
+    init(kind: CrisisKind?, score: Double, isCrisis: Bool, signals: [Signal], readsConversation: Bool = false,
+         evidence: @escaping @Sendable () -> [String]) {
         self.kind = kind
         self.score = score
         self.isCrisis = isCrisis
         self.signals = signals
+        self.readsConversation = readsConversation
         explain = evidence
     }
 
@@ -52,6 +57,11 @@ public struct CrisisAssessment: Sendable {
     public var evidence: [String] { explain() }
 
     public static let none = CrisisAssessment(kind: nil, score: 0, isCrisis: false, signals: [], evidence: { [] })
+
+    /// The same reading, not a crisis: its words raised a flag the conversation around them does not bear out.
+    func cleared() -> CrisisAssessment {
+        CrisisAssessment(kind: kind, score: score, isCrisis: false, signals: signals, readsConversation: false, evidence: explain)
+    }
 
     /// A crisis assessed and recorded earlier (a retried answer is announced as its first attempt was).
     public static func recorded(_ kind: CrisisKind) -> CrisisAssessment {

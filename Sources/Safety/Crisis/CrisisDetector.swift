@@ -16,8 +16,33 @@ public struct CrisisDetector: Sendable {
         self.model = model
     }
 
+    /// The message read alone.
     public func assess(_ text: String) -> CrisisAssessment {
-        let tokens = Tokens(text)
+        assess(Tokens(text))
+    }
+
+    /// The message read with the conversation before it when its meaning hangs on it (``ConversationReading``):
+    /// `conversation`, the person's recent messages and their session's summary, oldest first (empty: the message
+    /// opens the conversation).
+    public func assess(_ text: String, conversation: [String]) -> CrisisAssessment {
+        reassess(text, alone: assess(text), conversation: conversation)
+    }
+
+    /// `alone`: the message's own reading, which stands unless it ``CrisisAssessment/readsConversation``. Only a flag
+    /// the message's words raised can be cleared; the finding keeps the message's own signals.
+    public func reassess(_ text: String, alone: CrisisAssessment, conversation: [String]) -> CrisisAssessment {
+        guard alone.readsConversation else { return alone }
+        let stands: Bool
+        if !conversation.isEmpty {
+            // Each earlier message its own sentence, so that no cue runs across two of them.
+            stands = assess((conversation + [text]).map { $0 + "." }.joined(separator: "\n")).isCrisis
+        } else {
+            stands = !ConversationReading.isShort(Tokens(text)) || alone.score >= ConversationReading.shortAloneThreshold
+        }
+        return stands ? alone : alone.cleared()
+    }
+
+    private func assess(_ tokens: Tokens) -> CrisisAssessment {
         guard !tokens.tokens.isEmpty else { return .none }
         let signals = rules.read(tokens)
         // Scored by hash (``HashedFeatures``); the evidence, which names features, reads them again by name.
@@ -29,7 +54,9 @@ public struct CrisisDetector: Sendable {
         let kind = CrisisModel.classes[best]!
         let score = 1 - probabilities[0]
         let threshold = signals.isEmpty ? model.wordsOnlyThreshold : model.threshold
-        return CrisisAssessment(kind: kind, score: score, isCrisis: score >= threshold, signals: signals,
+        let isCrisis = score >= threshold
+        return CrisisAssessment(kind: kind, score: score, isCrisis: isCrisis, signals: signals,
+                                readsConversation: isCrisis && ConversationReading.needsConversation(tokens, signals: signals),
                                 evidence: { model.evidence(CrisisFeatures.named(tokens, signals: signals), for: kind) })
     }
 }
