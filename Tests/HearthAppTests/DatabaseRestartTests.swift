@@ -52,7 +52,7 @@ import Testing
                     }
                 }
                 group.addTask {
-                    for _ in 0..<4 {
+                    for _ in 0..<5 {
                         try await Task.sleep(for: .seconds(1))
                         try await postgres.restart()
                     }
