@@ -38,14 +38,21 @@ import Testing
                 }
                 // Every backend of this test's database but the killer's own, again and again while the work runs.
                 var rounds = 0
+                var terminatedWhileWorking = 0
                 while counts.returned.load(ordering: .relaxed) < workers * each, rounds < 200 {
                     try await Task.sleep(for: .milliseconds(50))
-                    _ = try? await admin.client.query(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                    let terminated = try await admin.client.query(
+                        """
+                        SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::bigint FROM pg_stat_activity
+                        WHERE datname = current_database() AND pid <> pg_backend_pid()
+                        """,
                         logger: admin.logger
-                    ).collect()
+                    ).collect().first?.decode(Int64.self) ?? 0
+                    if counts.returned.load(ordering: .relaxed) < workers * each { terminatedWhileWorking += Int(terminated) }
                     rounds += 1
                 }
+                // The claim holds only if connections were in fact taken from under the work.
+                #expect(terminatedWhileWorking > 0, "no backend was terminated while the work ran")
                 let allReturned = try await waitUntil { counts.returned.load(ordering: .relaxed) == workers * each }
                 #expect(allReturned, "\(workers * each - counts.returned.load(ordering: .relaxed)) transactions or statements never returned")
                 if allReturned { await work.value }

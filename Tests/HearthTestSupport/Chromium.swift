@@ -13,6 +13,10 @@ public enum Chromium {
 
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
+    /// Under CI as root, where `scripts/test` installs it, the browser check must run: a Chromium that could not be
+    /// installed fails it instead of skipping it.
+    public static var isRequired: Bool { ProcessInfo.processInfo.environment["CI"] != nil && getuid() == 0 }
+
     /// Starts Chromium with a fresh profile, runs `body` with a session on its first tab, and stops it.
     public static func withPage<T: Sendable>(_ body: @escaping @Sendable (DevToolsPage) async throws -> T) async throws -> T {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-chromium-\(UUID().uuidString)")
