@@ -4,10 +4,32 @@ import Safety
 /// (`{"text": "...", "crisis": true, "kind": "suicidal"}`).
 public struct CrisisEvaluation {
     /// A labelled line; `hearth train crisis` reads the same.
+    /// One labelled line. Fields it does not use (a `note`) are ignored; `kind` may be absent, null or `"none"` on a
+    /// line that is not a crisis.
     struct Example: Decodable {
         let text: String
         let crisis: Bool
         let kind: CrisisKind?
+
+        enum CodingKeys: String, CodingKey { case text, crisis, kind }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            text = try container.decode(String.self, forKey: .text)
+            crisis = try container.decode(Bool.self, forKey: .crisis)
+            let name = try container.decodeIfPresent(String.self, forKey: .kind)
+            if let name, name != "none" || crisis {
+                guard let known = CrisisKind(rawValue: name) else {
+                    let kinds = CrisisKind.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .kind, in: container,
+                        debugDescription: crisis ? "\"\(name)\" is not one of \(kinds)" : "\"\(name)\" is not one of \(kinds) or none")
+                }
+                kind = known
+            } else {
+                kind = nil
+            }
+        }
     }
 
     public init() {}

@@ -25,8 +25,12 @@ enum LabelledFile {
                 example = try decoder.decode(Example.self, from: Data(trimmed.utf8))
             } catch let DecodingError.keyNotFound(key, _) {
                 throw LineError(path: path, line: index + 1, reason: "missing \"\(key.stringValue)\"")
-            } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-                throw LineError(path: path, line: index + 1, reason: "bad value at \(context.codingPath.map(\.stringValue).joined(separator: "."))")
+            } catch let DecodingError.typeMismatch(type, context) where !context.codingPath.isEmpty {
+                throw LineError(path: path, line: index + 1, reason: "\"\(Self.field(context))\" must be \(Self.name(of: type))")
+            } catch let DecodingError.valueNotFound(type, context) where !context.codingPath.isEmpty {
+                throw LineError(path: path, line: index + 1, reason: "\"\(Self.field(context))\" must be \(Self.name(of: type)), not null")
+            } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+                throw LineError(path: path, line: index + 1, reason: "\"\(Self.field(context))\": \(context.debugDescription)")
             } catch {
                 throw LineError(path: path, line: index + 1, reason: "not a JSON object")
             }
@@ -35,6 +39,20 @@ enum LabelledFile {
         }
         guard !examples.isEmpty else { throw LineError(path: path, line: 0, reason: "no examples") }
         return examples
+    }
+
+    private static func field(_ context: DecodingError.Context) -> String {
+        context.codingPath.map(\.stringValue).joined(separator: ".")
+    }
+
+    /// "a string", "true or false", "a number": what a line's author should write.
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Double.Type: "a number"
+        default: "a \(type)"
+        }
     }
 }
 

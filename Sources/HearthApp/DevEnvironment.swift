@@ -1,3 +1,4 @@
+import Console
 import Foundation
 import HearthPlatform
 import Hummingbird
@@ -12,6 +13,8 @@ import Logging
 /// can reach the dev database (`set -a; . .data/dev.env; set +a; hearth tenant list`). `scripts/bench` uses it.
 public enum DevEnvironment {
     public static let demoTenantSlug = "demo"
+    /// The development console's platform admin, created on the first start.
+    public static let consoleOperator = "dev@example.com"
 
     public static func run(_ baseConfig: Config, logger: Logger, postgresPort: Int, dataDirectory: URL? = nil) async throws {
         var config = baseConfig
@@ -49,17 +52,37 @@ public enum DevEnvironment {
             }
             return key
         }
+        let console = try await consoleSignIn(config, dataDirectory: dataDirectory, logger: logger)
         print("""
 
         Hearth is starting on http://\(config.host):\(config.port)
           demo tenant client key:  \(clientKey)
           try:  curl -s -X POST -H 'X-Hearth-Client-Key: \(clientKey)' http://\(config.host):\(config.port)/v1/auth/anonymous
           API:  http://\(config.host):\(config.port)/openapi.yaml
+          console:  http://\(config.host):\(config.port)/console/sign-in
+        \(console)
         Press Ctrl-C to stop Hearth and its database.
 
         """)
         let app = try await buildApplication(config, logger: logger)
         try await app.runService()
+    }
+
+    /// How to sign in to the console: on the first start a platform admin is created and its password shown, once;
+    /// afterwards, the command that creates another.
+    public static func consoleSignIn(_ config: Config, dataDirectory: URL, logger: Logger) async throws -> String {
+        let password = Secrets.randomHex(byteCount: 12)
+        do {
+            _ = try await AdminTasks.createOperator(config, logger: logger, email: consoleOperator, password: password,
+                                                    role: .platformAdmin, tenantSlug: nil)
+            return "    sign in as \(consoleOperator) with the password \(password) (shown this once: keep it)"
+        } catch let error as ConfigError where error.isConflict {
+            let env = dataDirectory.appendingPathComponent("dev.env").path
+            return """
+                sign in as \(consoleOperator) (its password was shown at the first start), or create another operator:
+                  printf '%s\\n' 'a passphrase of 12+ characters' | (set -a; . \(env); set +a; .build/debug/hearth operator create --email you@example.com --role platform_admin)
+            """
+        }
     }
 
     /// `dev.env`: what an admin command needs to reach this dev database.

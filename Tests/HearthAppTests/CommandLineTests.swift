@@ -163,6 +163,22 @@ import Testing
         try await listener.close()
     }
 
+    /// `hearth dev` says how to reach the console: its first start creates a platform admin and shows the password
+    /// once, which signs in; later starts give the command that creates another operator.
+    @Test func devShowsHowToSignInToTheConsole() async throws {
+        let hearth = try await TestHearth.make()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-dev-\(UUID().uuidString)")
+        let first = try await DevEnvironment.consoleSignIn(hearth.config, dataDirectory: folder, logger: TestLogs.quiet)
+        let password = try #require(first.split(separator: " ").firstIndex(of: "password").map { String(first.split(separator: " ")[$0 + 1]) })
+        let again = try await DevEnvironment.consoleSignIn(hearth.config, dataDirectory: folder, logger: TestLogs.quiet)
+        #expect(!again.contains(password))
+        #expect(again.contains("hearth operator create --email you@example.com --role platform_admin"))
+        try await hearth.test { client in
+            let signedIn = try await client.call(.post, "/operator/v1/sessions", json: ["email": DevEnvironment.consoleOperator, "password": password])
+            #expect(signedIn.status == .created || signedIn.status == .ok, "\(signedIn.text)")
+        }
+    }
+
     /// Training options out of range are refused before any file is read or model written.
     @Test func trainRefusesThresholdsAndFittingOptionsOutOfRange() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary))

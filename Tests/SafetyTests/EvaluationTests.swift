@@ -68,6 +68,29 @@ import Testing
         }
     }
 
+    /// Labelled files as evaluation tools read them: fields the report does not use are ignored, `kind: "none"` is
+    /// the label of a line that is not a crisis, and a line refused names its field and why.
+    @Test func labelledLinesAreReadAsEvaluationToolsReadThem() throws {
+        let path = try file([
+            #"{"text": "I want to kill myself", "crisis": true, "kind": "suicidal", "note": "explicit"}"#,
+            #"{"text": "this deadline is killing me", "crisis": false, "kind": "none", "note": "figurative"}"#,
+            #"{"text": "fine", "crisis": false, "kind": null}"#,
+        ])
+        #expect(try CrisisEvaluation().run(file: path).last?.hasPrefix("recall=1.00") == true)
+        let refusals: [(String, String)] = [
+            (#"{"text": "x", "crisis": true, "kind": "sad"}"#, #":1: "kind": "sad" is not one of suicidal"#),
+            (#"{"text": "x", "crisis": true, "kind": "none"}"#, #":1: "kind": "none" is not one of suicidal"#),
+            (#"{"text": "x", "crisis": "yes"}"#, #":1: "crisis" must be true or false"#),
+            (#"{"text": null, "crisis": false}"#, #":1: "text" must be a string, not null"#),
+        ]
+        for (line, reason) in refusals {
+            let path = try file([line])
+            #expect { try CrisisEvaluation().run(file: path) } throws: { error in
+                String(describing: error).contains(reason)
+            }
+        }
+    }
+
     static let domains = TestPaths.repositoryRoot.appendingPathComponent("domains").path
 
     @Test func routingReportHasAccuracyPerDomainScoresAConfusionMatrixAndKeyValuesLast() throws {

@@ -35,7 +35,7 @@ public struct OperatorStore: Sendable {
                 logger: database.logger
             )
         } catch let error as PSQLError where error.isUniqueViolation {
-            throw ConfigError("an operator with that email already exists")
+            throw ConfigError("an operator with that email already exists", isConflict: true)
         }
         return Operator(id: id, email: email, role: role, tenantID: tenantID)
     }
