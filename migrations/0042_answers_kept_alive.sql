@@ -19,12 +19,14 @@ CREATE FUNCTION hearth_answer_abandoned(p_since timestamptz, p_alive_until times
     LANGUAGE sql STABLE
     AS $$ SELECT greatest(p_since + make_interval(secs => p_lifetime_seconds), p_alive_until) < now() $$;
 
--- The seconds until a streaming answer is abandoned unless renewed (at least 1).
+-- The seconds until a streaming answer is abandoned unless renewed (at least 1). From the clock, not now(): this
+-- transaction may have begun before the renewal it reads was, and then now() + the lifetime would overstate it.
 CREATE FUNCTION hearth_answer_seconds_left(p_since timestamptz, p_alive_until timestamptz, p_lifetime_seconds bigint)
     RETURNS bigint
-    LANGUAGE sql STABLE
+    LANGUAGE sql VOLATILE
     AS $$
-        SELECT greatest(1, ceil(extract(epoch FROM greatest(p_since + make_interval(secs => p_lifetime_seconds), p_alive_until) - now())))::bigint
+        SELECT greatest(1, ceil(extract(epoch FROM
+            greatest(p_since + make_interval(secs => p_lifetime_seconds), p_alive_until) - clock_timestamp())))::bigint
     $$;
 
 -- The live instance's renewal of its answers, in every tenant at once: `p_sealed` is the text streamed so far,
@@ -95,7 +97,8 @@ END
 $$;
 
 -- As in migration 0023, but for two lines: a refusal for concurrent answers tells the time until the person's
--- first slot frees (its lease's expiry, which the live instance keeps a lifetime ahead), not 1 s; and a new lease
+-- first slot frees (its lease's expiry, which the live instance keeps a lifetime ahead; from the clock, as above),
+-- not 1 s; and a new lease
 -- lasts 20 s rather than ten minutes, until its instance first renews it (within a checkpoint's half second).
 CREATE OR REPLACE FUNCTION hearth_coaching_admit(p_tenant uuid, p_user uuid, p_thread uuid, p_lease uuid) RETURNS jsonb
     LANGUAGE plpgsql
@@ -151,7 +154,7 @@ BEGIN
     SELECT count(*), min(l.expires_at) INTO streams, first_free FROM stream_leases l WHERE l.user_id = p_user AND l.tenant_id = p_tenant;
     IF streams >= plan.concurrent_streams THEN
         RETURN jsonb_build_object('outcome', 'rate_limited', 'limit', 'concurrent-streams', 'quota', plan.concurrent_streams,
-            'reset', greatest(1, ceil(extract(epoch FROM first_free - now())))::bigint);
+            'reset', greatest(1, ceil(extract(epoch FROM first_free - clock_timestamp())))::bigint);
     END IF;
 
     INSERT INTO stream_leases (lease_id, tenant_id, user_id, expires_at) VALUES (p_lease, p_tenant, p_user, now() + interval '20 seconds')
