@@ -32,8 +32,11 @@ import Testing
 
                 // An answer streams from the process, then its provider pauses after 12 tokens.
                 mock.hold(afterTokens: 12)
+                // Released whatever happens: a held answer would keep the mock's server from shutting down.
+                defer { mock.release() }
                 let stream = try await SSEClient(port: server.port, clientKey: key, token: person.token)
                     .open(.POST, person.messagesPath, json: ["content": "Tell me about habits."])
+                try #require(stream.status == 200)
                 var streamed = ""
                 var answerID: String?
                 var deltas = 0
@@ -47,8 +50,8 @@ import Testing
 
                 // Its text is stored while it streams: the checkpoint catches up with what was sent.
                 #expect(try await waitUntil(timeout: .seconds(60)) {
-                    let stored = try await client.call(.get, answerPath, clientKey: key, token: person.token)
-                    return stored["status"] as? String == "streaming" && stored["content"] as? String == streamed
+                    let stored = try? await client.call(.get, answerPath, clientKey: key, token: person.token)
+                    return stored?["status"] as? String == "streaming" && stored?["content"] as? String == streamed
                 })
                 // The live process keeps its answer alive past a lease's lifetime: elsewhere it is still its own, and
                 // every refusal says when that would end if the process were gone.
@@ -78,7 +81,7 @@ import Testing
                 // Once its lease has lapsed, reconnecting serves the stored text and an interrupted status.
                 var replay: [ReceivedEvent] = []
                 #expect(try await waitUntil(timeout: .seconds(60), every: .milliseconds(200)) {
-                    let (status, events) = try await restarted.events(.GET, answerPath + "/events")
+                    guard let (status, events) = try? await restarted.events(.GET, answerPath + "/events") else { return false }
                     replay = events
                     return status == 200
                 })
