@@ -1,5 +1,7 @@
 import CoachingDomains
 import Foundation
+import LLM
+import Memory
 import Safety
 
 /// What the turn decides about a message before the provider is called (ARCHITECTURE.md, step 3), in process:
@@ -37,9 +39,9 @@ struct TurnSafety: Sendable {
     /// What a message whose crisis reading hangs on the conversation is read after
     /// (``CrisisDetector/reassess(_:alone:conversation:)``), oldest first: the person's last three messages in the
     /// thread and the summaries of this session so far; in a thread with none, their last session's summary.
-    static func conversation(_ context: TurnStore.Context) throws -> [String] {
-        let said = try context.conversation().filter { $0.role == .user }.suffix(3).map(\.content)
-        let summaries = context.memory.summaries
+    static func conversation(history: [ChatMessage], memory: TurnMemory) -> [String] {
+        let said = history.filter { $0.role == .user }.suffix(3).map(\.content)
+        let summaries = memory.summaries
         let partials = summaries.filter { $0.kind == .partial }.map(\.summary.text)
         guard said.isEmpty, partials.isEmpty else { return partials + said }
         return summaries.first { $0.kind == .session }.map { [$0.summary.text] } ?? []

@@ -81,7 +81,8 @@ public struct ChatTurn: Sendable {
             let context = try await store.sendContext(question: questionID, tenantID: tenant.id, userID: identity.userID, threadID: threadID,
                                                       historyLimit: Self.historyLimit, key: key)
             early = .some(context)
-            crisis = safety.detector.reassess(content, alone: crisis, conversation: try context.map(TurnSafety.conversation) ?? [])
+            let conversation = try context.map { TurnSafety.conversation(history: try $0.conversation(), memory: $0.memory) } ?? []
+            crisis = safety.detector.reassess(content, alone: crisis, conversation: conversation)
         }
         let question = TurnStore.Send(question: questionID, content: content, idempotencyKey: idempotencyKey,
                                       answer: RandomBytes.timeOrderedUUID(), crisis: crisis, locales: CrisisResources.candidates(for: locale))
@@ -185,7 +186,7 @@ public struct ChatTurn: Sendable {
     func preview(tenant: Tenant, identity: Identity, threadID: UUID, content: String, locale: String?) async throws -> PromptPreview {
         let context = try await context(tenant: tenant, identity: identity, threadID: threadID, before: nil, lease: nil)
         let history = try context.conversation()
-        let crisis = safety.detector.assess(content, conversation: try TurnSafety.conversation(context))
+        let crisis = safety.detector.assess(content, conversation: TurnSafety.conversation(history: history, memory: context.memory))
         let classification = try await classify(content, crisis: crisis, context: context, history: history,
                                                 tenantID: tenant.id)
         let plan = try await unstoredPlan(classification, tenantID: tenant.id, locale: locale)

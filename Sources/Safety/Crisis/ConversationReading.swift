@@ -30,7 +30,7 @@ enum ConversationReading {
     /// Whether `tokens`, in which the rules found `signals`, needs the conversation to be read.
     static func needsConversation(_ tokens: Tokens, signals: [CrisisAssessment.Signal]) -> Bool {
         guard signals.isEmpty, !tokens.tokens.isEmpty else { return false }
-        if tokens.tokens.count <= shortWords { return true }
+        if isShort(tokens) { return true }
         // The act must be in the first clause: in a later one, "it" can be what the message said before.
         let firstClause = 0..<(tokens.tokens.firstIndex { $0.clause != tokens.tokens[0].clause } ?? tokens.tokens.count)
         return unresolvedActs.contains { $0.firstMatch(in: tokens.keyed, range: firstClause) != nil }
